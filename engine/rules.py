@@ -81,4 +81,4 @@ def rules_preset(name: str = "fisf", **overrides) -> Rules:
     unknown = sorted(set(overrides) - known)
     if unknown:
         raise ValueError(f"unknown rules field(s): {', '.join(unknown)}; known fields: {', '.join(sorted(known))}")
-    return replace(Rules(), preset=name, **_PRESETS[name], **overrides)
+    return replace(Rules(), preset=name, **{**_PRESETS[name], **overrides})
