@@ -1,0 +1,40 @@
+import pytest
+
+from engine.board import Board
+
+
+class _Play:
+    def __init__(self, tiles):
+        self.tiles = tuple(tiles)
+
+
+def test_empty_board():
+    b = Board.empty()
+    assert b.is_empty()
+    assert b.rows() == ["." * 15] * 15
+    assert b.get(7, 7) == "."
+
+
+def test_rows_round_trip_with_blanks():
+    rows = ["." * 15] * 15
+    rows[7] = "....CAt........"
+    b = Board.from_rows(rows)
+    assert b.rows() == rows
+    assert b.get(7, 6) == "t"
+    assert not b.is_empty()
+
+
+def test_place_returns_a_new_board():
+    b = Board.empty()
+    b2 = b.place(_Play([(7, 7, "A", False), (7, 8, "T", True)]))
+    assert b.is_empty()
+    assert b2.get(7, 7) == "A" and b2.get(7, 8) == "t"
+    with pytest.raises(ValueError):
+        b2.place(_Play([(7, 7, "B", False)]))
+
+
+def test_from_rows_rejects_bad_shapes():
+    with pytest.raises(ValueError):
+        Board.from_rows(["." * 15] * 14)
+    with pytest.raises(ValueError):
+        Board.from_rows(["?" + "." * 14] + ["." * 15] * 14)
