@@ -1,0 +1,135 @@
+"""Grid references and slip words: the text a player writes, parsed and printed.
+
+Two labellings exist:
+
+- ``rows-letters`` (default, the booklet's and the federation's): rows ``A``-``O`` top to bottom,
+  columns ``1``-``15`` left to right.  ``H4`` (letter first) is horizontal, row H from column 4
+  rightwards; ``4H`` (number first) is vertical, column 4 from row H downwards.
+- ``rows-numbers`` (English/GCG): rows ``1``-``15``, columns ``A``-``O``.  ``8H`` (number first) is
+  horizontal, row 8 from column H; ``H8`` (letter first) is vertical, column H from row 8 down.
+
+In both, the row's label written first means horizontal.  Input is lenient about case and spaces
+(``h 4``, `` 4h ``); output is always canonical.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .layout import SIZE
+
+LABELLINGS = ("rows-letters", "rows-numbers")
+
+_LETTER_FIRST = re.compile(r"([A-Z])([0-9]+)")
+_NUMBER_FIRST = re.compile(r"([0-9]+)([A-Z])")
+_ANY_LETTERS = re.compile(r"[A-Z]+")
+_ANY_DIGITS = re.compile(r"[0-9]+")
+
+
+class NotationError(ValueError):
+    """Text that is not a valid reference or slip word; ``code`` says which way it is wrong."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class RefError(NotationError):
+    """codes: ``empty_ref``, ``bad_ref`` (malformed text), ``off_board`` (well formed, not on the board)."""
+
+
+class WordError(NotationError):
+    """code: ``bad_word`` (empty, too long, or a character that is not a letter of the tile set)."""
+
+
+@dataclass(frozen=True)
+class Ref:
+    """The square of a word's first letter (0-based) and its direction."""
+
+    row: int
+    col: int
+    horizontal: bool
+
+    def flipped(self) -> Ref:
+        """The same square in the other direction (what a reversed reference names)."""
+        return Ref(self.row, self.col, not self.horizontal)
+
+
+def _check_labelling(labelling: str) -> None:
+    if labelling not in LABELLINGS:
+        raise ValueError(f"unknown labelling {labelling!r}; known: {', '.join(LABELLINGS)}")
+
+
+def _letter_label(index: int) -> str:
+    return chr(ord("A") + index)
+
+
+def parse_ref(text: str | None, labelling: str = "rows-letters") -> Ref:
+    """Parse a grid reference; raise RefError(code, message) when it names no square."""
+    _check_labelling(labelling)
+    compact = "".join((text or "").split()).upper()
+    if not compact:
+        raise RefError("empty_ref", "no grid reference was written")
+    letter_first = _LETTER_FIRST.fullmatch(compact)
+    number_first = _NUMBER_FIRST.fullmatch(compact)
+    if letter_first:
+        letter, number = letter_first.group(1), letter_first.group(2)
+    elif number_first:
+        number, letter = number_first.group(1), number_first.group(2)
+    else:
+        raise RefError("bad_ref", _why_malformed(compact))
+    letter_index = ord(letter) - ord("A")
+    number_index = int(number) - 1
+    if not (0 <= letter_index < SIZE):
+        raise RefError("off_board", f"{compact}: the letter must be A-{_letter_label(SIZE - 1)}")
+    if not (0 <= number_index < SIZE):
+        raise RefError("off_board", f"{compact}: the number must be 1-{SIZE}")
+    if labelling == "rows-letters":
+        return Ref(row=letter_index, col=number_index, horizontal=bool(letter_first))
+    return Ref(row=number_index, col=letter_index, horizontal=bool(number_first))
+
+
+def _why_malformed(compact: str) -> str:
+    letters = _ANY_LETTERS.findall(compact)
+    digits = _ANY_DIGITS.findall(compact)
+    if not digits:
+        return f"{compact}: a reference needs a number (e.g. H4 or 4H)"
+    if not letters:
+        return f"{compact}: a reference needs a letter (e.g. H4 or 4H)"
+    return f"{compact}: a reference is one letter and one number, e.g. H4 or 4H"
+
+
+def format_ref(row: int, col: int, horizontal: bool, labelling: str = "rows-letters") -> str:
+    """The canonical text of a reference (``H4``, ``4H``; ``8H``, ``H8`` in rows-numbers)."""
+    _check_labelling(labelling)
+    if not (0 <= row < SIZE and 0 <= col < SIZE):
+        raise ValueError(f"square ({row}, {col}) is off the board")
+    if labelling == "rows-letters":
+        row_label, col_label = _letter_label(row), str(col + 1)
+    else:
+        row_label, col_label = str(row + 1), _letter_label(col)
+    return row_label + col_label if horizontal else col_label + row_label
+
+
+def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
+    """The word of a slip: letters only, uppercase a tile, lowercase a blank standing for that letter.
+
+    Surrounding spaces are ignored.  With a tile set, every letter must belong to it.
+    Raise WordError("bad_word", message) otherwise.
+    """
+    word = (text or "").strip()
+    if not word:
+        raise WordError("bad_word", "no word was written")
+    if len(word) > max_length:
+        raise WordError("bad_word", f"{word}: a word has at most {max_length} letters")
+    bad = sorted({ch for ch in word if not ("A" <= ch <= "Z" or "a" <= ch <= "z")})
+    if bad:
+        shown = " ".join(repr(ch) for ch in bad)
+        raise WordError("bad_word", f"{word}: only letters may be written (not {shown})")
+    if tileset is not None:
+        foreign = sorted({ch.upper() for ch in word if not tileset.has_letter(ch)})
+        if foreign:
+            raise WordError("bad_word", f"{word}: no tile for {', '.join(foreign)} in this set")
+    return word
