@@ -1,0 +1,150 @@
+"""Reading settings from the environment, refusing bad values with a clear message.
+
+Every setting the service reads from the environment goes through this module, so that the list of
+variables (``ENV_VARIABLES``) is the single place a deployment file can be checked against.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+ENV_VARIABLES = (
+    "DATABASE_URL",
+    "REDIS_URL",
+    "SECRET_KEY",
+    "DEBUG",
+    "ALLOWED_HOSTS",
+    "TIME_ZONE",
+    "DATA_DIR",
+    "LEXICON_CACHE_DIR",
+    "REQUIRE_SERVICES",
+    "DJANGO_SETTINGS_MODULE",
+)
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class SettingError(Exception):
+    """A setting in the environment has a value the service cannot use."""
+
+    def __init__(self, name: str, value: str, expected: str):
+        super().__init__(f"Environment variable {name}={value!r} is not valid: expected {expected}.")
+
+
+def get_str(name: str, default: str = "", environ=os.environ) -> str:
+    return environ.get(name, default)
+
+
+def get_bool(name: str, default: bool = False, environ=os.environ) -> bool:
+    raw = environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise SettingError(name, raw, "one of 1/0, true/false, yes/no, on/off")
+
+
+def get_list(name: str, default: list[str], environ=os.environ) -> list[str]:
+    raw = environ.get(name)
+    if raw is None:
+        return list(default)
+    items = [item.strip() for item in raw.split(",") if item.strip()]
+    if not items:
+        raise SettingError(name, raw, "a comma-separated list with at least one item")
+    return items
+
+
+def get_time_zone(name: str, default: str, environ=os.environ) -> str:
+    import zoneinfo
+
+    value = environ.get(name, default)
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise SettingError(name, value, "an IANA time zone such as Europe/Paris or UTC") from None
+    return value
+
+
+def get_secret_key(name: str, debug: bool, environ=os.environ) -> str:
+    value = environ.get(name)
+    if value is None:
+        if debug:
+            return "insecure-development-key-only-for-local-use"
+        raise SettingError(name, "", "a secret key (required when DEBUG is off)")
+    if len(value) < 32:
+        raise SettingError(name, "<hidden>", "at least 32 characters")
+    return value
+
+
+def database_from_url(name: str, default_sqlite: Path, environ=os.environ) -> dict:
+    """A Django DATABASES entry from ``postgres://user:pass@host:port/db`` or ``sqlite:///path``."""
+    raw = environ.get(name)
+    if not raw:
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(default_sqlite)}
+    url = urlparse(raw)
+    if url.scheme in ("postgres", "postgresql"):
+        db_name = unquote(url.path.lstrip("/"))
+        if not db_name:
+            raise SettingError(name, raw, "a database name, e.g. postgres://user@host:5432/arbiter")
+        try:
+            port = url.port
+        except ValueError:
+            raise SettingError(name, raw, "a numeric port") from None
+        options = {key: values[-1] for key, values in parse_qs(url.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": db_name,
+            "USER": unquote(url.username or ""),
+            "PASSWORD": unquote(url.password or ""),
+            "HOST": url.hostname or "",
+            "PORT": str(port or ""),
+            "CONN_MAX_AGE": 60,
+            "OPTIONS": options,
+        }
+    if url.scheme == "sqlite":
+        # sqlite:///relative/path or sqlite:////absolute/path, as SQLAlchemy spells them.
+        path = raw[len("sqlite:///"):] if raw.startswith("sqlite:///") else ""
+        if not path.strip("/"):
+            raise SettingError(name, raw, "a file path, e.g. sqlite:////var/lib/arbiter/db.sqlite3")
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path}
+    raise SettingError(name, raw, "a postgres:// or sqlite:/// URL")
+
+
+@dataclass(frozen=True)
+class Broker:
+    """Where Celery messages go: Redis when REDIS_URL is set, else a folder on disk."""
+
+    url: str
+    transport_options: dict
+    redis_url: str | None
+
+
+def broker_from_env(name: str, data_dir: Path, environ=os.environ) -> Broker:
+    raw = environ.get(name)
+    if not raw:
+        queue = data_dir / "broker"
+        return Broker(
+            url="filesystem://",
+            transport_options={
+                "data_folder_in": str(queue / "out"),
+                "data_folder_out": str(queue / "out"),
+                "processed_folder": str(queue / "processed"),
+                "store_processed": False,
+            },
+            redis_url=None,
+        )
+    url = urlparse(raw)
+    if url.scheme not in ("redis", "rediss") or not url.hostname:
+        raise SettingError(name, raw, "a redis://host:port/db URL")
+    try:
+        url.port
+    except ValueError:
+        raise SettingError(name, raw, "a numeric port") from None
+    return Broker(url=raw, transport_options={"visibility_timeout": 3600}, redis_url=raw)

@@ -1,0 +1,21 @@
+"""Test settings: the same as production but fast hashing, and loud about missing services.
+
+With REQUIRE_SERVICES=1 (set by CI), the suite refuses to run unless DATABASE_URL points at PostgreSQL
+and REDIS_URL at Redis, so a silent fallback to the embedded default cannot hide.
+"""
+
+import os
+
+os.environ.setdefault("DEBUG", "1")
+
+from arbiter import env  # noqa: E402
+from arbiter.settings.base import *  # noqa: E402,F401,F403
+from arbiter.settings.base import DATABASES, BROKER  # noqa: E402
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+REQUIRE_SERVICES = env.get_bool("REQUIRE_SERVICES", default=False)
+if REQUIRE_SERVICES:
+    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        raise env.SettingError("DATABASE_URL", os.environ.get("DATABASE_URL", ""), "a postgres:// URL in CI")
+    if not BROKER.redis_url:
+        raise env.SettingError("REDIS_URL", os.environ.get("REDIS_URL", ""), "a redis:// URL in CI")
