@@ -1,0 +1,34 @@
+"""The one error type the services raise; the API turns it into the contract's error shape."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """A refused action: ``code`` is a machine code, ``message`` a readable sentence, ``status`` the HTTP status."""
+
+    status = 400
+
+    def __init__(self, code: str, message: str, status: int | None = None, fields: dict | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        if status is not None:
+            self.status = status
+        self.fields = fields or {}
+
+    def as_dict(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message, "fields": self.fields}}
+
+
+class NotFound(ServiceError):
+    status = 404
+
+
+class Forbidden(ServiceError):
+    status = 403
+
+
+class Conflict(ServiceError):
+    """The action does not fit the current state (round closed, round still open, game over...)."""
+
+    status = 409
