@@ -1,0 +1,228 @@
+"""Drawing racks: the letters kept from the last round plus letters from the bag, checked (§3.2).
+
+A rack must hold at least ``rules.early_min_vowels`` vowels and ``rules.early_min_consonants``
+consonants in rounds 1..``rules.early_rounds``, and the late minimums afterwards.  Tiles the tile set
+marks as either kind (Y and the blank in the shipped sets) count as whichever makes the rack valid.
+When a drawn rack fails, every letter of it, kept ones included, goes back into the bag and a whole
+new rack is drawn; each rejected rack is recorded.  When the letters left (bag + kept) cannot make a
+valid rack under the early minimums, the late ones apply; when they cannot under the late ones
+either, the game is over.
+
+Randomness is injected (a ``random.Random``): the bag is sorted before each draw, so a game's seed
+replays every draw whatever order the caller stores the bag in.
+
+Rack text: ``?`` is a blank.  A rack is displayed with the kept letters first, alphabetically with the
+blank last, then the new ones in the same order.  A *record* (``format_rack``) separates the two with
+``+`` when letters were kept: ``EIR+ADST?``; with nothing kept it is just the new letters.  A rejected
+rack is recorded as ``-`` followed by its record: ``-AEIOUU+`` is six kept vowels rejected,
+``-AEI+OUUS`` three kept and four new, ``-AEIOUUS`` seven new.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .tiles import BLANK_CHAR
+
+# Retrying is only entered when a valid rack is known to exist, so the chance of each draw is
+# positive; the bound turns an unforeseen impossibility into an error instead of a hang.
+_MAX_DRAWS = 100_000
+
+
+class RackError(ValueError):
+    """codes: ``game_over``, ``bad_letters``, ``wrong_size``, ``missing_kept``, ``not_in_bag``,
+    ``too_few_vowels``, ``too_few_consonants``."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Draw:
+    rack: str  # display order: kept letters, then the new ones
+    kept: str  # the kept letters in the rack ("" after a rejection: they went back into the bag)
+    drawn: str  # the new letters
+    rejected: list[str] = field(default_factory=list)  # e.g. ["-AEIOUU+"], in order
+    bag: list[str] = field(default_factory=list)  # what is left in the bag, sorted
+
+    @property
+    def record(self) -> str:
+        return format_rack(self.kept, self.drawn)
+
+
+def tile_order(ch: str) -> tuple[bool, str]:
+    """Sort key: letters alphabetically, the blank last."""
+    return (ch == BLANK_CHAR, ch)
+
+
+def sort_tiles(tiles) -> str:
+    return "".join(sorted(tiles, key=tile_order))
+
+
+def format_rack(kept: str, drawn: str) -> str:
+    """``KEPT+NEW`` when letters were kept, else ``NEW``; each group sorted, blank last."""
+    kept, drawn = sort_tiles(kept), sort_tiles(drawn)
+    return f"{kept}+{drawn}" if kept else drawn
+
+
+def _kinds(tiles, tileset) -> tuple[int, int, int]:
+    """(vowels only, consonants only, either) among the tiles."""
+    vowels = consonants = either = 0
+    for ch in tiles:
+        is_vowel, is_consonant = tileset.is_vowel(ch), tileset.is_consonant(ch)
+        if is_vowel and is_consonant:
+            either += 1
+        elif is_vowel:
+            vowels += 1
+        elif is_consonant:
+            consonants += 1
+    return vowels, consonants, either
+
+
+def _meets(tiles, minimums: tuple[int, int], tileset) -> bool:
+    min_vowels, min_consonants = minimums
+    vowels, consonants, either = _kinds(tiles, tileset)
+    return max(0, min_vowels - vowels) + max(0, min_consonants - consonants) <= either
+
+
+def _can_make(pool, size: int, minimums: tuple[int, int], tileset) -> bool:
+    """Whether some ``size`` tiles of the pool meet the minimums."""
+    vowels, consonants, either = _kinds(pool, tileset)
+    for v in range(min(vowels, size) + 1):
+        for c in range(min(consonants, size - v) + 1):
+            e = size - v - c
+            if e <= either and _meets_counts(v, c, e, minimums):
+                return True
+    return False
+
+
+def _meets_counts(vowels: int, consonants: int, either: int, minimums: tuple[int, int]) -> bool:
+    min_vowels, min_consonants = minimums
+    return max(0, min_vowels - vowels) + max(0, min_consonants - consonants) <= either
+
+
+def minimums_in_force(pool, round_number: int, tileset, rules) -> tuple[int, int] | None:
+    """(min vowels, min consonants) for this round given every letter left (bag + kept), or None
+    when not even the late minimums can be met (the game is over)."""
+    pool = list(pool)
+    size = min(rules.rack_size, len(pool))
+    if size == 0:
+        return None
+    early = (rules.early_min_vowels, rules.early_min_consonants)
+    late = (rules.late_min_vowels, rules.late_min_consonants)
+    if round_number <= rules.early_rounds and _can_make(pool, size, early, tileset):
+        return early
+    if _can_make(pool, size, late, tileset):
+        return late
+    return None
+
+
+def rack_is_valid(rack: str, round_number: int, tileset, rules, available=None) -> bool:
+    """Whether the rack meets the minimums of this round.
+
+    With ``available`` (every letter left: bag + kept), the minimums are those in force given what is
+    left (the late ones when the early ones cannot be met); without it, those of the round number.
+    """
+    if available is None:
+        minimums = (rules.min_vowels(round_number), rules.min_consonants(round_number))
+    else:
+        minimums = minimums_in_force(available, round_number, tileset, rules)
+        if minimums is None:
+            return False
+    return _meets(rack, minimums, tileset)
+
+
+def _check_letters(text: str, name: str, tileset) -> str:
+    bad = sorted({ch for ch in text if ch != BLANK_CHAR and not tileset.has_letter(ch)})
+    if bad or any(ch.islower() for ch in text):
+        raise RackError("bad_letters", f"{name} {text!r}: letters A-Z and ? (a blank) only")
+    return text
+
+
+def draw_rack(bag, kept: str, round_number: int, rng: random.Random, tileset, rules) -> Draw:
+    """Draw this round's rack: the kept letters plus letters from the bag, redrawn until valid.
+
+    Raise RackError("game_over") when the letters left cannot make a valid rack.
+    """
+    kept = _check_letters(kept or "", "kept letters", tileset)
+    bag = sorted(bag, key=tile_order)
+    _check_letters("".join(bag), "bag", tileset)
+    minimums = minimums_in_force(bag + list(kept), round_number, tileset, rules)
+    if minimums is None:
+        raise RackError("game_over", "the letters left cannot make a valid rack: the game is over")
+    rejected: list[str] = []
+    keep = sort_tiles(kept)
+    for _ in range(_MAX_DRAWS):
+        count = min(rules.rack_size - len(keep), len(bag))
+        drawn = [bag.pop(rng.randrange(len(bag))) for _ in range(count)]
+        if _meets(keep + "".join(drawn), minimums, tileset):
+            new = sort_tiles(drawn)
+            return Draw(rack=keep + new, kept=keep, drawn=new, rejected=rejected, bag=bag)
+        rejected.append("-" + format_rack(keep, "".join(drawn)))
+        bag = sorted(bag + list(keep) + drawn, key=tile_order)
+        keep = ""
+    raise RackError("game_over", "no valid rack could be drawn")
+
+
+def check_typed_rack(
+    bag, kept: str, typed: str, round_number: int, tileset, rules, *, after_rejection: bool = False
+) -> Draw:
+    """Check a rack typed from a physical bag; return its Draw or raise RackError.
+
+    ``after_rejection``: the previous draw of this round was rejected, so the kept letters went back
+    into the bag and the typed rack is a whole new one.
+    """
+    kept = _check_letters(kept or "", "kept letters", tileset)
+    bag = sorted(bag, key=tile_order)
+    _check_letters("".join(bag), "bag", tileset)
+    letters = "".join((typed or "").split()).upper()
+    _check_letters(letters, "rack", tileset)
+    if after_rejection:
+        bag, kept = sorted(bag + list(kept), key=tile_order), ""
+    pool = bag + list(kept)
+    size = min(rules.rack_size, len(pool))
+    if len(letters) != size:
+        raise RackError("wrong_size", f"{letters or 'the rack'}: the rack must have {size} letters, not {len(letters)}")
+    missing = Counter(kept) - Counter(letters)
+    if missing:
+        raise RackError("missing_kept", f"{letters}: the kept letters {sort_tiles(missing.elements())} are missing")
+    drawn = Counter(letters) - Counter(kept)
+    absent = drawn - Counter(bag)
+    if absent:
+        raise RackError("not_in_bag", f"{letters}: {sort_tiles(absent.elements())} not in the bag")
+    minimums = minimums_in_force(pool, round_number, tileset, rules)
+    if minimums is None:
+        raise RackError("game_over", "the letters left cannot make a valid rack: the game is over")
+    if not _meets(letters, minimums, tileset):
+        min_vowels, min_consonants = minimums
+        vowels, consonants, either = _kinds(letters, tileset)
+        if vowels + either >= min_vowels and consonants + either < min_consonants:
+            raise RackError("too_few_consonants", f"{letters}: at least {min_consonants} consonants are needed")
+        if consonants + either >= min_consonants and vowels + either < min_vowels:
+            raise RackError("too_few_vowels", f"{letters}: at least {min_vowels} vowels are needed")
+        raise RackError(
+            "too_few_vowels", f"{letters}: at least {min_vowels} vowels and {min_consonants} consonants are needed"
+        )
+    remaining = Counter(bag) - drawn
+    new = sort_tiles(drawn.elements())
+    keep = sort_tiles(kept)
+    return Draw(rack=keep + new, kept=keep, drawn=new, rejected=[], bag=sorted(remaining.elements(), key=tile_order))
+
+
+def game_is_over(bag, kept: str, tileset, rules, round_number: int | None = None) -> bool:
+    """§3.7: no letter left; or every letter left is a vowel, or every one a consonant (but not while
+    a tile of either kind is among two or more letters left); or the letters left cannot make a valid
+    rack under the late minimums (or, given ``round_number``, the minimums of that round)."""
+    remaining = list(bag) + list(kept or "")
+    if not remaining:
+        return True
+    vowels, consonants, either = _kinds(remaining, tileset)
+    if len(remaining) < 2 or not either:
+        if vowels + either == len(remaining) or consonants + either == len(remaining):
+            return True
+    last_round = rules.early_rounds + 1 if round_number is None else round_number
+    return minimums_in_force(remaining, last_round, tileset, rules) is None
