@@ -1,0 +1,289 @@
+"""What a duplicate event stores: tournaments, games, players, rounds, slips, results and the log.
+
+The engine decides the game; these rows keep what happened. Boards are 15 strings (row A first,
+``.`` empty, lowercase a blank), bags and racks are strings of letters with ``?`` for a blank.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Lexicon(models.Model):
+    """A word list a tournament can use: the built-in ones and those a club imports."""
+
+    name = models.CharField(max_length=40, unique=True)
+    sha256 = models.CharField(max_length=64)
+    tileset = models.CharField(max_length=20, default="english")
+    word_count = models.PositiveIntegerField(default=0)
+    # Imported lists keep their words so that any process (web, worker) can rebuild the word graph.
+    words = models.TextField(blank=True, default="")
+    imported = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Tournament(models.Model):
+    class Coordinates(models.TextChoices):
+        ROWS_LETTERS = "rows-letters", "Rows A-O, columns 1-15"
+        ROWS_NUMBERS = "rows-numbers", "Rows 1-15, columns A-O"
+
+    class Ruleset(models.TextChoices):
+        FISF = "fisf", "FISF competition rules"
+        CLASSIC = "classic", "Booklet rules"
+
+    name = models.CharField(max_length=200)
+    lexicon = models.CharField(max_length=40, default="TWL06")
+    lexicon_sha256 = models.CharField(max_length=64, blank=True, default="")
+    tileset = models.CharField(max_length=20, default="english")
+    ruleset = models.CharField(max_length=20, choices=Ruleset.choices, default=Ruleset.FISF)
+    # Fields of engine.rules.Rules that differ from the preset (solo threshold and bonus, warning cost...).
+    rule_overrides = models.JSONField(default=dict, blank=True)
+    round_seconds = models.PositiveIntegerField(default=180)
+    coordinates = models.CharField(max_length=20, choices=Coordinates.choices, default=Coordinates.ROWS_LETTERS)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(round_seconds__gt=0), name="tournament_round_seconds_positive"),
+            models.CheckConstraint(
+                condition=Q(coordinates__in=["rows-letters", "rows-numbers"]), name="tournament_coordinates_known"
+            ),
+            models.CheckConstraint(condition=Q(ruleset__in=["fisf", "classic"]), name="tournament_ruleset_known"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def rules(self):
+        from engine.rules import rules_preset
+
+        return rules_preset(self.ruleset, **self.rule_overrides)
+
+    @property
+    def tiles(self):
+        from engine.tiles import load_tileset
+
+        return load_tileset(self.tileset)
+
+
+def empty_board() -> list[str]:
+    return ["." * 15] * 15
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        READY = "ready", "Ready (no round drawn yet)"
+        PLAYING = "playing", "Playing"
+        OVER = "over", "Over"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveIntegerField()  # order of the game in its tournament, from 1
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.READY)
+    join_code = models.CharField(max_length=12, unique=True)
+    bag = models.CharField(max_length=200)  # the letters still in the bag, sorted, '?' a blank
+    kept = models.CharField(max_length=20, blank=True, default="")  # unplayed letters for the next draw
+    board = models.JSONField(default=empty_board)  # after every closed round's master
+    draws = models.PositiveIntegerField(default=0)  # random draws so far: each uses its own seeded generator
+    end_reason = models.CharField(max_length=20, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="game_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="game_number_positive"),
+            models.CheckConstraint(condition=Q(status__in=["ready", "playing", "over"]), name="game_status_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} — game {self.number}"
+
+
+class Player(models.Model):
+    """A player of a tournament: plays the game they registered in and the tournament's later games."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="players")
+    first_game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="arrivals")
+    name = models.CharField(max_length=100)
+    table = models.PositiveIntegerField(null=True, blank=True)
+    series = models.CharField(max_length=20, blank=True, default="")  # series (1-7) or category
+    token_hash = models.CharField(max_length=64, unique=True)  # sha256 of the bearer token, never the token
+    # Rounds of first_game already closed when the player arrived: scored 0 (§6.2).
+    arrival_round = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(table__isnull=True) | Q(table__gte=1), name="player_table_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Round(models.Model):
+    class Status(models.TextChoices):
+        DRAWN = "drawn", "Drawn"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+        CANCELLED = "cancelled", "Cancelled (no play possible)"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAWN)
+    rack = models.CharField(max_length=20)  # display order: kept letters, then the drawn ones
+    kept = models.CharField(max_length=20, blank=True, default="")
+    drawn = models.CharField(max_length=20, blank=True, default="")
+    rejected = models.JSONField(default=list, blank=True)  # rejected draws, e.g. ["-AEIOUU+"]
+    typed = models.BooleanField(default=False)  # typed from a physical bag rather than drawn at random
+    board = models.JSONField(default=empty_board)  # the board the rack is played on
+    bag_after = models.CharField(max_length=200, blank=True, default="")  # the bag once this rack was drawn
+    drawn_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    # Tops are computed when the rack is drawn so they are ready at the deadline.
+    tops_ready = models.BooleanField(default=False)
+    top_score = models.PositiveIntegerField(null=True, blank=True)  # None: no play possible (or not computed)
+    tops = models.JSONField(default=list, blank=True)  # every tied top: {word, row, col, horizontal, score, tiles}
+    master = models.JSONField(null=True, blank=True)  # one of tops, placed on the board at the close
+
+    class Meta:
+        ordering = ["game_id", "number", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game", "number"], condition=~Q(status="cancelled"), name="round_number_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["game"], condition=Q(status__in=["drawn", "open"]), name="round_one_in_play_per_game"
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
+            models.CheckConstraint(
+                condition=Q(status__in=["drawn", "open", "closed", "cancelled"]), name="round_status_known"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="open") | Q(deadline__isnull=False), name="round_open_has_deadline"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "deadline"], name="round_status_deadline")]
+
+    def __str__(self) -> str:
+        return f"{self.game} — round {self.number}"
+
+
+class Slip(models.Model):
+    """A slip exactly as handed in. A later slip of the same player in the round replaces it (kept, linked)."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="slips")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="slips")
+    word = models.CharField(max_length=15)
+    ref = models.CharField(max_length=8, blank=True, default="")
+    claimed = models.IntegerField(null=True, blank=True)
+    key = models.CharField(max_length=100)  # idempotency key chosen by the sender
+    received_at = models.DateTimeField()
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    replaces = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by"
+    )
+    current = models.BooleanField(default=True)  # the slip that counts for this player and round
+
+    class Meta:
+        ordering = ["round_id", "player_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "player", "key"], name="slip_key_unique"),
+            models.UniqueConstraint(
+                fields=["round", "player"], condition=Q(current=True), name="slip_one_current_per_player"
+            ),
+            models.CheckConstraint(
+                condition=Q(claimed__isnull=True) | Q(claimed__gte=0), name="slip_claimed_not_negative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word} {self.ref} {self.claimed}"
+
+
+class Result(models.Model):
+    class Outcome(models.TextChoices):
+        OK = "ok", "OK"
+        WARNING = "warning", "Warning"
+        PENALTY = "penalty", "Penalty"
+        ZERO = "zero", "Zero"
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="results")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="results")
+    slip = models.ForeignKey(Slip, null=True, blank=True, on_delete=models.PROTECT, related_name="results")
+    paid = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    reason = models.CharField(max_length=30)
+    message = models.CharField(max_length=300, blank=True, default="")
+    corrected = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["round_id", "player_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "player"], name="result_one_per_player_and_round"),
+            models.CheckConstraint(
+                condition=Q(outcome__in=["ok", "warning", "penalty", "zero"]), name="result_outcome_known"
+            ),
+            models.CheckConstraint(condition=~Q(outcome="zero") | Q(paid=0), name="result_zero_pays_nothing"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.paid} ({self.outcome})"
+
+
+class LogEntry(models.Model):
+    """Append-only record of every arbitration action and correction: who, when, before, after, why.
+
+    On PostgreSQL a trigger refuses UPDATE and DELETE on this table; the model refuses them too.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="log")
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="log")
+    slip = models.ForeignKey(Slip, null=True, blank=True, on_delete=models.PROTECT, related_name="log")
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="log")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+    action = models.CharField(max_length=30)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "log entries"
+
+    def __str__(self) -> str:
+        return f"{self.at:%H:%M:%S} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("the arbitration log is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("the arbitration log is append-only")
+
+
+__all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result", "LogEntry"]
