@@ -1,0 +1,99 @@
+"""What a printed sheet shows, as plain values: the renderers take these and never touch the database.
+
+``tournaments.sheets.sources`` builds them from the selectors; the benchmark builds them from synthetic
+data. References (``ref``) are already written in the event's labelling; words keep the slip convention
+(a lowercase letter is a blank).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Header:
+    """Printed at the top of every page."""
+
+    tournament: str
+    game: str = ""  # e.g. "Game 2"; empty on a tournament-wide sheet
+    date: str = ""  # ISO date of the game (or of the tournament's last game)
+    lexicon: str = ""
+    lexicon_sha256: str = ""
+    ruleset: str = ""
+    coordinates: str = "rows-letters"
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    rank: int
+    name: str
+    table: int | None = None
+    series: str = ""
+    total: int = 0
+    diff: int = 0  # sum of the tops minus the total (printed as -N)
+    percent: float = 0.0  # of the sum of the tops
+    tops: int = 0
+    solos: int = 0
+    warnings: int = 0
+    penalties: int = 0
+    game_totals: tuple[int | None, ...] = ()  # tournament sheets: one per game (None: did not play)
+
+
+@dataclass(frozen=True)
+class Standings:
+    header: Header
+    rows: tuple[StandingRow, ...]
+    top_total: int = 0
+    game_labels: tuple[str, ...] = ()  # non-empty for a multi-game tournament: one column per game
+
+
+@dataclass(frozen=True)
+class ScoresheetRound:
+    number: int
+    rack: str
+    word: str = ""
+    ref: str = ""
+    claimed: int | None = None
+    paid: int = 0
+    outcome: str = ""  # ok, warning, penalty, zero
+    reason: str = ""  # machine code, e.g. wrong_score
+    top_word: str = ""
+    top_ref: str = ""
+    top_score: int = 0
+    total: int = 0  # the player's cumulative paid score after this round
+    top_total: int = 0  # cumulative tops after this round
+
+
+@dataclass(frozen=True)
+class Scoresheet:
+    header: Header
+    name: str
+    table: int | None = None
+    series: str = ""
+    rounds: tuple[ScoresheetRound, ...] = ()
+    summary: StandingRow | None = None  # the player's line of the standings
+    players: int = 0  # how many players are ranked
+    top_total: int = 0
+    solo_points: int = 0  # added at the end of the game
+    warning_points: int = 0  # deducted at the end of the game (positive number)
+
+
+@dataclass(frozen=True)
+class RecordRound:
+    number: int
+    rack: str
+    rejected: tuple[str, ...] = ()  # rejected draws, e.g. "-AEIOUU+"
+    master_word: str = ""
+    master_ref: str = ""
+    master_score: int = 0
+    top_total: int = 0
+    tops: int = 1  # how many plays tied for the top
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    header: Header
+    rounds: tuple[RecordRound, ...] = ()
+    board: tuple[str, ...] = field(default_factory=lambda: ("." * 15,) * 15)  # uppercase tile, lowercase blank
+    tileset: str = "english"
+    status: str = ""

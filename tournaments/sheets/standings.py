@@ -1,0 +1,81 @@
+"""The standings sheet: one line per player, ranked, paginated with the column titles on every page.
+
+A multi-game tournament gets one column per game before the tournament total, and a landscape page once
+the games no longer fit a portrait one.
+"""
+
+from __future__ import annotations
+
+from reportlab.lib import colors
+from reportlab.platypus import LongTable, Paragraph, Spacer
+from reportlab.lib.styles import ParagraphStyle
+
+from .data import Standings, StandingRow
+from .page import SheetDocument, grid_style, pdf_bytes, percent, signed_diff
+from .typefaces import SANS, SANS_BOLD, fit
+
+STRIPE = colors.Color(0.97, 0.97, 0.97)
+PORTRAIT_GAMES = 4
+
+# (title, width in points) of the columns around the name and the per-game totals.
+_LEFT = (("Rank", 30), ("Name", None), ("Table", 32), ("Series", 34))
+_RIGHT = (("Total", 40), ("Diff.", 38), ("% top", 36), ("Tops", 28), ("Solos", 30), ("Warn.", 30), ("Pen.", 28))
+_GAME_WIDTH = 36
+
+
+def _cells(row: StandingRow, name_width: float, games: int) -> list:
+    game_cells = []
+    if games:
+        totals = list(row.game_totals) + [None] * (games - len(row.game_totals))
+        game_cells = ["" if total is None else str(total) for total in totals[:games]]
+    return [
+        str(row.rank),
+        fit(row.name, name_width, SANS, 8),
+        "" if row.table is None else str(row.table),
+        row.series or "",
+        *game_cells,
+        str(row.total),
+        signed_diff(row.diff),
+        percent(row.percent),
+        str(row.tops),
+        str(row.solos),
+        str(row.warnings),
+        str(row.penalties),
+    ]
+
+
+def render_standings(standings: Standings) -> bytes:
+    """The standings as a PDF (A4, paginated, the column titles repeated on each page)."""
+    games = len(standings.game_labels)
+    title = "Tournament standings" if games else "Standings"
+
+    def build(buffer):
+        doc = SheetDocument(buffer, header=standings.header, title=title, wide=games > PORTRAIT_GAMES)
+        fixed = sum(width for _, width in _LEFT + _RIGHT if width) + games * _GAME_WIDTH
+        name_width = max(doc.width - fixed, 90)
+        titles = [t for t, _ in _LEFT] + list(standings.game_labels) + [t for t, _ in _RIGHT]
+        widths = [w or name_width for _, w in _LEFT] + [_GAME_WIDTH] * games + [w for _, w in _RIGHT]
+        rows = [titles] + [_cells(row, name_width - 6, games) for row in standings.rows]
+        first_number = len(_LEFT)
+        style = grid_style(numeric_from=first_number)
+        style += [
+            ("ALIGN", (0, 0), (0, -1), "RIGHT"),
+            ("ALIGN", (2, 0), (2, -1), "RIGHT"),
+            ("ALIGN", (3, 0), (3, -1), "CENTER"),
+            ("FONT", (first_number + games, 1), (first_number + games, -1), SANS_BOLD, 8),
+            ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, STRIPE]),
+        ]
+        if games:
+            style.append(("LINEBEFORE", (first_number, 0), (first_number, -1), 0.5, colors.grey))
+            style.append(("LINEBEFORE", (first_number + games, 0), (first_number + games, -1), 0.5, colors.grey))
+        table = LongTable(rows, colWidths=widths, repeatRows=1, style=style)
+        note = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
+        summary = (
+            f"{len(standings.rows)} players · sum of the tops {standings.top_total} · "
+            "Diff.: the sum of the tops minus the player's total · ties share a rank"
+        )
+        if games:
+            summary += " and are broken by the last game, then its last round, the round before..."
+        doc.render([table, Spacer(0, 6), Paragraph(summary, note)])
+
+    return pdf_bytes(build)
