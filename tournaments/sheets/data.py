@@ -94,6 +94,8 @@ class RecordRound:
 class GameRecord:
     header: Header
     rounds: tuple[RecordRound, ...] = ()
-    board: tuple[str, ...] = field(default_factory=lambda: ("." * 15,) * 15)  # uppercase tile, lowercase blank
+    board: tuple[str, ...] = field(
+        default_factory=lambda: ("." * 15,) * 15
+    )  # uppercase tile, lowercase blank
     tileset: str = "english"
     status: str = ""

@@ -80,8 +80,17 @@ class SheetDocument(BaseDocTemplate):
         )
         self.header = header
         self.sheet_title = title
-        frame = Frame(self.leftMargin, self.bottomMargin, self.width, self.height, id="body",
-                      leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
+        frame = Frame(
+            self.leftMargin,
+            self.bottomMargin,
+            self.width,
+            self.height,
+            id="body",
+            leftPadding=0,
+            rightPadding=0,
+            topPadding=0,
+            bottomPadding=0,
+        )
         self.addPageTemplates([PageTemplate(id="sheet", frames=[frame], onPage=self._decorate)])
 
     def render(self, story: Sequence[Flowable]) -> None:
@@ -96,7 +105,9 @@ class SheetDocument(BaseDocTemplate):
         canv.setFont(SANS_BOLD, 13)
         title_width = canv.stringWidth(self.sheet_title, SANS_BOLD, 13)
         canv.drawRightString(right, top - 12, self.sheet_title)
-        canv.drawString(left, top - 12, fit(header.tournament, right - left - title_width - 20, SANS_BOLD, 13))
+        canv.drawString(
+            left, top - 12, fit(header.tournament, right - left - title_width - 20, SANS_BOLD, 13)
+        )
         canv.setFont(SANS, 9)
         facts = [part for part in (header.game, header.date) if part]
         if header.lexicon:
@@ -105,7 +116,9 @@ class SheetDocument(BaseDocTemplate):
             facts.append(f"rules {header.ruleset}")
         labelling = LABELLINGS.get(header.coordinates, header.coordinates)
         labelling_width = canv.stringWidth(labelling, SANS, 7)
-        canv.drawString(left, top - 26, fit("  ·  ".join(facts), right - left - labelling_width - 12, SANS, 9))
+        canv.drawString(
+            left, top - 26, fit("  ·  ".join(facts), right - left - labelling_width - 12, SANS, 9)
+        )
         canv.setFont(SANS, 7)
         canv.drawRightString(right, top - 26, labelling)
         canv.setFont(MONO, 7)

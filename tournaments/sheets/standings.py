@@ -7,10 +7,10 @@ the games no longer fit a portrait one.
 from __future__ import annotations
 
 from reportlab.lib import colors
-from reportlab.platypus import LongTable, Paragraph, Spacer
 from reportlab.lib.styles import ParagraphStyle
+from reportlab.platypus import LongTable, Paragraph, Spacer
 
-from .data import Standings, StandingRow
+from .data import StandingRow, Standings
 from .page import SheetDocument, grid_style, pdf_bytes, percent, signed_diff
 from .typefaces import SANS, SANS_BOLD, fit
 
@@ -19,7 +19,15 @@ PORTRAIT_GAMES = 4
 
 # (title, width in points) of the columns around the name and the per-game totals.
 _LEFT = (("Rank", 30), ("Name", None), ("Table", 32), ("Series", 34))
-_RIGHT = (("Total", 40), ("Diff.", 38), ("% top", 36), ("Tops", 28), ("Solos", 30), ("Warn.", 30), ("Pen.", 28))
+_RIGHT = (
+    ("Total", 40),
+    ("Diff.", 38),
+    ("% top", 36),
+    ("Tops", 28),
+    ("Solos", 30),
+    ("Warn.", 30),
+    ("Pen.", 28),
+)
 _GAME_WIDTH = 36
 
 
@@ -67,7 +75,9 @@ def render_standings(standings: Standings) -> bytes:
         ]
         if games:
             style.append(("LINEBEFORE", (first_number, 0), (first_number, -1), 0.5, colors.grey))
-            style.append(("LINEBEFORE", (first_number + games, 0), (first_number + games, -1), 0.5, colors.grey))
+            style.append(
+                ("LINEBEFORE", (first_number + games, 0), (first_number + games, -1), 0.5, colors.grey)
+            )
         table = LongTable(rows, colWidths=widths, repeatRows=1, style=style)
         note = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
         summary = (
