@@ -1,0 +1,224 @@
+"""Command line of the engine: ``python -m engine {tops,simulate,check} ...``.
+
+- ``tops``: JSON lines ``{"board": [...], "rack": "..."}`` on stdin (other fields ignored), one JSON
+  line out per position, in input order: ``{"top_score", "top_moves": [{"word", "row", "col",
+  "horizontal", "score"}], "ms"}`` (the fixtures' conventions; ``top_score`` null when no play; ``ms``
+  the search time of that position, lexicon loading excluded).  A line that cannot be read gives
+  ``{"error": ...}`` and the exit status 1.
+- ``simulate``: plays a whole duplicate game from a seed and prints its record.
+- ``check``: JSON lines ``{"board", "rack", "round", "word", "ref", "claimed"}`` on stdin, one
+  judgement out per slip: ``{"paid", "outcome", "reason", "message"}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+
+from .board import Board
+from .drawing import RackError, draw_rack, format_rack, game_is_over
+from .lexicon import load_lexicon
+from .master import choose_master, leave
+from .movegen import find_tops
+from .notation import LABELLINGS, format_ref
+from .rules import PRESET_NAMES, rules_preset
+from .tiles import load_tileset
+
+# Cancelled rounds in a row after which the game is declared over (no playable rack found).
+_MAX_CANCELLED_IN_A_ROW = 50
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="The Scrabble engine of the arbiter.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def common(sub):
+        sub.add_argument("--lexicon", default="TWL06", help="TWL06, SOWPODS or an imported lexicon's name")
+        sub.add_argument("--lexicon-cache", default=None, help="directory of compiled lexicons")
+        sub.add_argument("--tileset", default="english", help="english or french")
+        sub.add_argument("--ruleset", default="fisf", choices=PRESET_NAMES)
+
+    tops = commands.add_parser("tops", help="tops of positions given as JSON lines on stdin")
+    common(tops)
+
+    simulate = commands.add_parser("simulate", help="play a whole duplicate game and print its record")
+    common(simulate)
+    simulate.add_argument("--seed", type=int, required=True)
+    simulate.add_argument("--labelling", default="rows-letters", choices=LABELLINGS)
+    simulate.add_argument("--json", action="store_true", help="one JSON line per round instead of a table")
+
+    check = commands.add_parser("check", help="judge slips given as JSON lines on stdin")
+    common(check)
+    check.add_argument("--labelling", default="rows-letters", choices=LABELLINGS)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        tileset = load_tileset(args.tileset)
+        rules = rules_preset(args.ruleset)
+        lexicon = load_lexicon(args.lexicon, cache_dir=args.lexicon_cache)
+    except (ValueError, LookupError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.command == "tops":
+        return run_tops(sys.stdin, sys.stdout, lexicon, tileset, rules)
+    if args.command == "check":
+        return run_check(sys.stdin, sys.stdout, lexicon, tileset, rules, args.labelling)
+    game = simulate_game(args.seed, lexicon, tileset, rules)
+    print_game(game, sys.stdout, args.labelling, as_json=args.json)
+    return 0
+
+
+def _json_lines(stream):
+    for number, line in enumerate(stream, 1):
+        if line.strip():
+            try:
+                yield number, json.loads(line), None
+            except json.JSONDecodeError as error:
+                yield number, None, f"line {number}: not JSON ({error.msg})"
+
+
+def play_json(play) -> dict:
+    return {"word": play.word, "row": play.row, "col": play.col, "horizontal": play.horizontal, "score": play.score}
+
+
+def run_tops(stdin, stdout, lexicon, tileset, rules) -> int:
+    status = 0
+    for number, position, error in _json_lines(stdin):
+        if error is None:
+            try:
+                board = Board.from_rows(position["board"])
+                rack = position["rack"]
+                started = time.perf_counter()
+                tops = find_tops(board, rack, lexicon, tileset, rules)
+                ms = (time.perf_counter() - started) * 1000
+            except (KeyError, TypeError, ValueError) as problem:
+                error = f"line {number}: {problem!r}"
+        if error is not None:
+            status = 1
+            out = {"error": error}
+        else:
+            out = {"top_score": tops.score, "top_moves": [play_json(p) for p in tops.plays], "ms": round(ms, 3)}
+        stdout.write(json.dumps(out) + "\n")
+        stdout.flush()
+    return status
+
+
+def run_check(stdin, stdout, lexicon, tileset, rules, labelling) -> int:
+    from .judging import Slip, judge_slip  # only this command needs play checking
+
+    status = 0
+    for number, item, error in _json_lines(stdin):
+        if error is None:
+            try:
+                board = Board.from_rows(item["board"]) if item.get("board") else Board.empty()
+                slip = Slip(item.get("word"), item.get("ref"), item.get("claimed"))
+                judgement = judge_slip(
+                    board, item["rack"], int(item.get("round", 2)), slip, lexicon, tileset, rules, labelling
+                )
+            except (KeyError, TypeError, ValueError) as problem:
+                error = f"line {number}: {problem!r}"
+        if error is not None:
+            status = 1
+            out = {"error": error}
+        else:
+            out = {
+                "paid": judgement.paid,
+                "outcome": judgement.outcome,
+                "reason": judgement.reason,
+                "message": judgement.message,
+            }
+        stdout.write(json.dumps(out) + "\n")
+    return status
+
+
+# --------------------------------------------------------------------------------------------------
+# A whole game
+
+
+@dataclass
+class RoundRecord:
+    number: int
+    rack: str  # "KEPT+NEW"
+    rejected: list[str]
+    master: object | None  # None: cancelled (no play possible)
+    score: int
+    total: int
+
+
+@dataclass
+class GameRecord:
+    seed: int
+    rounds: list[RoundRecord] = field(default_factory=list)
+    total: int = 0
+    end: str = ""
+    board: Board | None = None
+    left: str = ""  # letters never placed (bag + last rack)
+
+
+def simulate_game(seed: int, lexicon, tileset, rules) -> GameRecord:
+    """Play a duplicate game: racks drawn with ``random.Random(seed)``, each round's master chosen by
+    ``choose_master``, unplayed letters kept, a round with no play cancelled (its letters go back and a
+    new rack is drawn), until §3.7 ends the game."""
+    rng = random.Random(seed)
+    game = GameRecord(seed)
+    bag, kept, board = tileset.full_bag(), "", Board.empty()
+    number, cancelled_in_a_row = 1, 0
+    while True:
+        if game_is_over(bag, kept, tileset, rules, round_number=number):
+            game.end = "the letters left cannot make a valid rack" if bag or kept else "every letter was played"
+            break
+        try:
+            draw = draw_rack(bag, kept, number, rng, tileset, rules)
+        except RackError as error:
+            game.end = error.message
+            break
+        tops = find_tops(board, draw.rack, lexicon, tileset, rules)
+        if tops.score is None:
+            game.rounds.append(RoundRecord(number, draw.record, draw.rejected, None, 0, game.total))
+            bag, kept = draw.bag + list(draw.rack), ""
+            cancelled_in_a_row += 1
+            if len(bag) <= rules.rack_size or cancelled_in_a_row >= _MAX_CANCELLED_IN_A_ROW:
+                game.end = "no play possible and no different rack can be drawn"
+                break
+            continue
+        cancelled_in_a_row = 0
+        master = choose_master(tops, board, draw.bag, tileset, rules, rack=draw.rack)
+        board = board.place(master)
+        bag, kept = draw.bag, leave(draw.rack, master)
+        game.total += master.score
+        game.rounds.append(RoundRecord(number, draw.record, draw.rejected, master, master.score, game.total))
+        number += 1
+    game.board = board
+    game.left = format_rack("", "".join(bag) + kept)
+    return game
+
+
+def print_game(game: GameRecord, out, labelling: str, as_json: bool = False) -> None:
+    if as_json:
+        for r in game.rounds:
+            item = {"round": r.number, "rack": r.rack, "rejected": r.rejected, "score": r.score, "total": r.total}
+            if r.master is None:
+                item["cancelled"] = True
+            else:
+                item.update(word=r.master.word, ref=format_ref(r.master.row, r.master.col, r.master.horizontal,
+                                                               labelling))
+            out.write(json.dumps(item) + "\n")
+        out.write(json.dumps({"seed": game.seed, "total": game.total, "end": game.end, "left": game.left}) + "\n")
+        return
+    out.write(f"Duplicate game, seed {game.seed}\n")
+    out.write(f"{'round':>5}  {'rack':<28} {'master':<16} {'ref':<4} {'score':>5} {'total':>6}\n")
+    for r in game.rounds:
+        rack = " ".join([*r.rejected, r.rack])
+        if r.master is None:
+            out.write(f"{r.number:>5}  {rack:<28} {'(cancelled)':<16} {'':<4} {0:>5} {r.total:>6}\n")
+            continue
+        ref = format_ref(r.master.row, r.master.col, r.master.horizontal, labelling)
+        out.write(f"{r.number:>5}  {rack:<28} {r.master.word:<16} {ref:<4} {r.score:>5} {r.total:>6}\n")
+    out.write(f"total {game.total}; end: {game.end}; letters left: {game.left or '-'}\n")
