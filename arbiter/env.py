@@ -136,6 +136,7 @@ def broker_from_env(name: str, data_dir: Path, environ=os.environ) -> Broker:
                 "data_folder_in": str(queue / "out"),
                 "data_folder_out": str(queue / "out"),
                 "processed_folder": str(queue / "processed"),
+                "control_folder": str(queue / "control"),
                 "store_processed": False,
             },
             redis_url=None,
