@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .drawing import game_is_over
+from .drawing import game_is_over, sort_tiles
 from .layout import SIZE, WORD_MULTIPLIER
 from .tiles import BLANK_CHAR
 
@@ -26,15 +26,10 @@ def uses_blank(play) -> bool:
 
 
 def leave(rack: str, play) -> str:
-    """The rack's letters the play does not place (a placed blank is taken from the rack's ``?``)."""
+    """The rack's letters the play does not place (a placed blank is taken from the rack's ``?``), in
+    display order."""
     used = Counter(BLANK_CHAR if is_blank else letter for _, _, letter, is_blank in play.tiles)
-    left = Counter(rack) - used
-    kept = []
-    for ch in rack:
-        if left[ch] > 0:
-            kept.append(ch)
-            left[ch] -= 1
-    return "".join(kept)
+    return sort_tiles((Counter(rack) - used).elements())
 
 
 def anchors(board) -> list[tuple[int, int]]:
