@@ -1,0 +1,66 @@
+"""Who is calling: arbitrators by DRF token or console session, players by their personal bearer token.
+
+A player token is looked up by its hash (the service layer never stores the token itself) and is only
+good for the game named in the URL: a token of another tournament's player is refused by the
+permissions (403), a token that matches no player at all is refused here (401).
+"""
+
+from __future__ import annotations
+
+from rest_framework.authentication import BaseAuthentication, SessionAuthentication, get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed
+
+from tournaments.models import Player
+from tournaments.services import hash_token
+
+
+class PlayerPrincipal:
+    """``request.user`` of a player request: not a Django user, never staff."""
+
+    is_authenticated = True
+    is_anonymous = False
+    is_staff = False
+    is_superuser = False
+
+    def __init__(self, player: Player | None, token: str, game_id: int | None):
+        self.player = player  # None when the token belongs to a player of another game
+        self.token = token
+        self.game_id = game_id
+        self.pk = None
+
+    def __str__(self) -> str:
+        return f"player {self.player.pk}" if self.player else "player of another game"
+
+
+class PlayerTokenAuthentication(BaseAuthentication):
+    """``Authorization: Bearer <player token>`` on the paths of one game (``game_id`` in the URL)."""
+
+    keyword = "Bearer"
+
+    def authenticate(self, request):
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() != self.keyword.lower().encode():
+            return None
+        if len(parts) != 2:
+            raise AuthenticationFailed("The Authorization header must be 'Bearer <player token>'.")
+        try:
+            token = parts[1].decode("ascii")
+        except UnicodeDecodeError:
+            raise AuthenticationFailed("A player token is plain ASCII.") from None
+        if len(token) > 200:
+            raise AuthenticationFailed("This player token is not valid.")
+        kwargs = (getattr(request, "parser_context", None) or {}).get("kwargs") or {}
+        game_id = kwargs.get("game_id")
+        from tournaments import selectors  # the read side; imported late so settings can name this class
+
+        player = selectors.player_for_token(game_id=game_id, token=token) if game_id is not None else None
+        if player is None and not Player.objects.filter(token_hash=hash_token(token)).exists():
+            raise AuthenticationFailed("This player token is not valid.")
+        return PlayerPrincipal(player, token, game_id), token
+
+    def authenticate_header(self, request):
+        return self.keyword
+
+
+class ConsoleSessionAuthentication(SessionAuthentication):
+    """The console's session login; CSRF is enforced as for any cookie-authenticated request."""
