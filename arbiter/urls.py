@@ -12,3 +12,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("tournaments.urls")),
 ]
+
+handler404 = "tournaments.api.exceptions.handler404"
+handler500 = "tournaments.api.exceptions.handler500"

@@ -117,6 +117,14 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "UNAUTHENTICATED_USER": None,
+    "EXCEPTION_HANDLER": "tournaments.api.exceptions.api_exception_handler",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "tournaments.api.authentication.PlayerTokenAuthentication",
+        "tournaments.api.authentication.ConsoleSessionAuthentication",
+    ],
+    # Slips per player and joins per client address; "slips" also bounds a phone that loops.
+    "DEFAULT_THROTTLE_RATES": {"slips": "30/min", "join": "30/min"},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Duplicate Scrabble arbiter API",
