@@ -10,3 +10,43 @@ def ping(token: str) -> str:
 
     cache.set(f"ping:{token}", "pong", timeout=300)
     return token
+
+
+@shared_task(name="tournaments.tasks.compute_tops")
+def compute_tops(round_id: int) -> None:
+    """Compute the tops of a round just drawn, so they are ready when it closes."""
+    from tournaments.models import Round
+    from tournaments.services import round_compute_tops
+
+    round = Round.objects.filter(pk=round_id).first()
+    if round is not None:
+        round_compute_tops(round=round)
+
+
+@shared_task(name="tournaments.tasks.close_round")
+def close_round(round_id: int) -> bool:
+    """The clock: close the round at its deadline. A duplicate, early or late run closes nothing twice."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.models import Round
+    from tournaments.services import round_close_if_due
+
+    round = Round.objects.filter(pk=round_id, status=Round.Status.OPEN).only("deadline").first()
+    if round is None:
+        return False
+    now = timezone.now()
+    if round.deadline > now:  # delivered early (clocks differ): come back at the deadline
+        close_round.apply_async(args=[round_id], countdown=max(0.05, (round.deadline - now + timedelta(
+            milliseconds=20)).total_seconds()))
+        return False
+    return round_close_if_due(round_id=round_id, now=now)
+
+
+@shared_task(name="tournaments.tasks.sweep_overdue_rounds")
+def sweep_overdue_rounds() -> int:
+    """Every few seconds (Celery beat): close any round whose deadline passed without a close."""
+    from tournaments.services import rounds_close_overdue
+
+    return rounds_close_overdue()

@@ -1,0 +1,372 @@
+"""Functions that read: plain dicts and lists, ready for JSON or templates.
+
+Before a round closes nobody sees its tops, its master or other players' slips: only the round detail
+of a closed round carries them.
+"""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+from django.utils import timezone
+
+from tournaments.live import game_version
+from tournaments.models import Game, Player, Result, Round, Slip, Tournament
+from tournaments.services.setup import game_players, hash_token
+
+NOT_PLAYED = ("no_slip", "absent")
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _brief(play: dict | None) -> dict | None:
+    return None if play is None else {"word": play["word"], "ref": play["ref"], "score": play["score"]}
+
+
+def player_for_token(*, game_id: int, token: str) -> Player | None:
+    """The player a bearer token belongs to, if that player takes part in this game."""
+    if not token or not isinstance(token, str) or len(token) > 200:
+        return None
+    game = Game.objects.filter(pk=game_id).only("tournament_id", "number").first()
+    if game is None:
+        return None
+    return (
+        Player.objects.filter(
+            token_hash=hash_token(token), tournament_id=game.tournament_id, first_game__number__lte=game.number
+        )
+        .select_related("first_game")
+        .first()
+    )
+
+
+def current_round(game: Game) -> Round | None:
+    """The round in play, else the last one closed (cancelled rounds are skipped)."""
+    return game.rounds.exclude(status=Round.Status.CANCELLED).order_by("-number").first()
+
+
+def coordinate_labels(labelling: str) -> dict:
+    letters = [chr(ord("A") + i) for i in range(15)]
+    numbers = [str(i + 1) for i in range(15)]
+    if labelling == "rows-numbers":
+        return {"rows": numbers, "cols": letters}
+    return {"rows": letters, "cols": numbers}
+
+
+def game_state(*, game: Game) -> dict:
+    """The body of GET /api/games/{id}: the board, the bag and the current round (never its tops)."""
+    tournament = game.tournament
+    round = current_round(game)
+    return {
+        "id": game.pk,
+        "tournament": tournament.pk,
+        "tournament_name": tournament.name,
+        "number": game.number,
+        "status": game.status,
+        "end_reason": game.end_reason,
+        "join_code": game.join_code,
+        "round": round.number if round else None,
+        "round_status": round.status if round else None,
+        "rack": round.rack if round else None,
+        "kept": round.kept if round else None,
+        "drawn": round.drawn if round else None,
+        "rejected": list(round.rejected) if round else [],
+        "deadline": _iso(round.deadline) if round else None,
+        "board": list(game.board),
+        "bag_count": len(game.bag),
+        "coordinates": tournament.coordinates,
+        "labels": coordinate_labels(tournament.coordinates),
+        "lexicon": tournament.lexicon,
+        "tileset": tournament.tileset,
+        "ruleset": tournament.ruleset,
+        "round_seconds": tournament.round_seconds,
+        "players": game_players(game).count(),
+        "version": game_version(game.pk),
+        "server_time": timezone.now().isoformat(),
+    }
+
+
+def game_live(*, game_id: int) -> dict | None:
+    """The cheap polling body: version, status, round, round status, deadline, server time (None: no game).
+
+    Served from the cache while the version is unchanged."""
+    version = game_version(game_id)
+    key = f"game:{game_id}:live:{version}"
+    body = cache.get(key)
+    if body is None:
+        game = Game.objects.filter(pk=game_id).only("status").first()
+        if game is None:
+            return None
+        round = current_round(game)
+        body = {
+            "version": version,
+            "status": game.status,
+            "round": round.number if round else None,
+            "round_status": round.status if round else None,
+            "deadline": _iso(round.deadline) if round else None,
+        }
+        cache.set(key, body, timeout=300)
+    return {**body, "server_time": timezone.now().isoformat()}
+
+
+def _slip_body(slip: Slip) -> dict:
+    return {"id": slip.pk, "word": slip.word, "ref": slip.ref, "claimed": slip.claimed,
+            "received_at": _iso(slip.received_at)}
+
+
+def _result_row(result: Result, top_score: int | None) -> dict:
+    slip, player = result.slip, result.player
+    return {
+        "player": player.pk,
+        "name": player.name,
+        "table": player.table,
+        "word": slip.word if slip else None,
+        "ref": slip.ref if slip else None,
+        "claimed": slip.claimed if slip else None,
+        "paid": result.paid,
+        "outcome": result.outcome,
+        "reason": result.reason,
+        "message": result.message,
+        "top": top_score is not None and result.paid == top_score,
+        "corrected": result.corrected,
+    }
+
+
+def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool = False) -> dict:
+    """The body of GET /api/games/{id}/rounds/{n}. Tops, master and results only once the round is closed;
+    before, a player sees their own slip and the arbitrator only whether the tops are ready."""
+    closed = round.status == Round.Status.CLOSED
+    body = {
+        "number": round.number,
+        "status": round.status,
+        "rack": round.rack,
+        "kept": round.kept,
+        "drawn": round.drawn,
+        "rejected": list(round.rejected),
+        "board": list(round.board),
+        "deadline": _iso(round.deadline),
+        "started_at": _iso(round.started_at),
+        "closed_at": _iso(round.closed_at),
+        "top_score": round.top_score if closed else None,
+        "tops": [_brief(top) for top in round.tops] if closed else None,
+        "master": _brief(round.master) if closed else None,
+        "results": None,
+    }
+    if closed:
+        results = Result.objects.filter(round=round).select_related("player", "slip").order_by("player_id")
+        body["results"] = [_result_row(r, round.top_score) for r in results]
+    if player is not None:
+        slip = Slip.objects.filter(round=round, player=player, current=True).first()
+        body["slip"] = _slip_body(slip) if slip else None
+    if arbitrator:
+        body["tops_ready"] = round.tops_ready
+        body["no_play"] = round.tops_ready and round.top_score is None
+        body["progress"] = round_progress(round=round)
+    return body
+
+
+def round_progress(*, round: Round) -> dict:
+    """How many slips are in and who is missing, never their content."""
+    players = list(game_players(round.game))
+    with_slip = set(Slip.objects.filter(round=round, current=True).values_list("player_id", flat=True))
+    missing = [{"id": p.pk, "name": p.name, "table": p.table} for p in players if p.pk not in with_slip]
+    return {"received": len(with_slip), "players": len(players), "missing": missing}
+
+
+# --------------------------------------------------------------------------------------------------
+# Standings
+
+
+def _game_table(game: Game) -> dict:
+    """Everything the standings of one game need, computed once."""
+    from engine.judging import count_solos, solo_bonuses, warning_deduction
+
+    rules = game.tournament.rules
+    players = list(game_players(game))
+    rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
+    paid: dict[int, dict[int, Result]] = {r.pk: {} for r in rounds}
+    for result in Result.objects.filter(round__in=rounds):
+        paid[result.round_id][result.player_id] = result
+    round_scores = [{p.pk: (paid[r.pk][p.pk].paid if p.pk in paid[r.pk] else 0) for p in players} for r in rounds]
+    played = {
+        pid for r in rounds for pid, result in paid[r.pk].items() if result.reason not in NOT_PLAYED
+    }
+    solos_apply = rules.solos and len(played) >= rules.solo_min_players
+    solos = count_solos(round_scores) if solos_apply else {}
+    bonuses = solo_bonuses(round_scores, len(played), rules)
+    over = game.status == Game.Status.OVER
+    sum_tops = sum(r.top_score or 0 for r in rounds)
+    rows = []
+    for p in players:
+        results = [paid[r.pk].get(p.pk) for r in rounds]
+        scores = [res.paid if res else 0 for res in results]
+        warnings = sum(1 for res in results if res and res.outcome == Result.Outcome.WARNING)
+        deduction = warning_deduction(warnings, rules) if over else 0
+        bonus = bonuses.get(p.pk, 0) if over else 0
+        total = sum(scores) + bonus - deduction
+        rows.append({
+            "player": p.pk,
+            "name": p.name,
+            "table": p.table,
+            "series": p.series,
+            "total": total,
+            "diff": total - sum_tops,
+            "percent": round(100 * total / sum_tops, 2) if sum_tops else 0.0,
+            "tops": sum(1 for r, s in zip(rounds, scores, strict=True) if r.top_score and s == r.top_score),
+            "solos": solos.get(p.pk, 0),
+            "solo_points": bonus,
+            "warnings": warnings,
+            "warning_points": deduction,
+            "penalties": sum(1 for res in results if res and res.outcome == Result.Outcome.PENALTY),
+            "rounds": len(rounds),
+            "_scores": scores,
+        })
+    return {"rows": rows, "sum_tops": sum_tops, "rounds": rounds}
+
+
+def _rank(rows: list[dict], key) -> None:
+    """Competition ranking (1, 1, 3): rows with equal keys share a rank. Sorts ``rows`` in place."""
+    rows.sort(key=lambda row: (key(row), -row["player"]), reverse=True)
+    previous, rank = None, 0
+    for i, row in enumerate(rows, start=1):
+        k = key(row)
+        if k != previous:
+            rank, previous = i, k
+        row["rank"] = rank
+    _series_rank(rows, key)
+
+
+def _series_rank(rows: list[dict], key) -> None:
+    by_series: dict[str, list[dict]] = {}
+    for row in rows:
+        by_series.setdefault(row.get("series") or "", []).append(row)
+    for group in by_series.values():
+        previous, rank = None, 0
+        for i, row in enumerate(group, start=1):
+            k = key(row)
+            if k != previous:
+                rank, previous = i, k
+            row["series_rank"] = rank
+
+
+def game_standings(*, game: Game) -> list[dict]:
+    """Rows of GET /api/games/{id}/standings, best first; solos and warning deductions count once the game
+    is over. ``diff`` is the total minus the sum of the tops (negative); ties share a rank."""
+    table = _game_table(game)
+    rows = table["rows"]
+    _rank(rows, key=lambda row: row["total"])
+    for row in rows:
+        row.pop("_scores")
+    return rows
+
+
+def tournament_standings(*, tournament: Tournament) -> list[dict]:
+    """Totals over the tournament's games. Ties are broken by the last game, then its last round, then the
+    round before, and so on back through the earlier games; players still tied share a rank."""
+    games = list(tournament.games.order_by("number"))
+    tables = [_game_table(g) for g in games]
+    rows: dict[int, dict] = {}
+    for player in Player.objects.filter(tournament=tournament).order_by("id"):
+        rows[player.pk] = {
+            "player": player.pk, "name": player.name, "table": player.table, "series": player.series,
+            "total": 0, "games": [], "sum_tops": 0, "tops": 0, "solos": 0, "warnings": 0, "penalties": 0,
+            "_tiebreak": [],
+        }
+    for game, table in zip(games, tables, strict=True):
+        seen = set()
+        for r in table["rows"]:
+            row = rows[r["player"]]
+            seen.add(r["player"])
+            row["total"] += r["total"]
+            row["games"].append({"game": game.pk, "number": game.number, "total": r["total"]})
+            row["tops"] += r["tops"]
+            row["solos"] += r["solos"]
+            row["warnings"] += r["warnings"]
+            row["penalties"] += r["penalties"]
+            # Later games come first in the tie-break: prepend this game's total and its rounds, last first.
+            row["_tiebreak"] = [r["total"], *reversed(r["_scores"]), *row["_tiebreak"]]
+        for pid, row in rows.items():
+            if pid not in seen:
+                row["games"].append({"game": game.pk, "number": game.number, "total": 0})
+                row["_tiebreak"] = [0] * (1 + len(table["rounds"])) + row["_tiebreak"]
+            row["sum_tops"] += table["sum_tops"]
+    result = list(rows.values())
+    for row in result:
+        row["diff"] = row["total"] - row["sum_tops"]
+        row["percent"] = round(100 * row["total"] / row["sum_tops"], 2) if row["sum_tops"] else 0.0
+    _rank(result, key=lambda row: (row["total"], *row["_tiebreak"]))
+    for row in result:
+        row.pop("_tiebreak")
+    return result
+
+
+# --------------------------------------------------------------------------------------------------
+# Sheets
+
+
+def player_rounds(*, game: Game, player: Player) -> list[dict]:
+    """A player's score sheet: per closed round the rack, the slip, what was paid and the top, with running
+    totals of the player and of the tops."""
+    rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
+    results = {r.round_id: r for r in Result.objects.filter(round__in=rounds, player=player).select_related("slip")}
+    rows, total, total_tops = [], 0, 0
+    for r in rounds:
+        result = results.get(r.pk)
+        slip = result.slip if result else None
+        paid = result.paid if result else 0
+        total += paid
+        total_tops += r.top_score or 0
+        rows.append({
+            "number": r.number,
+            "rack": r.rack,
+            "word": slip.word if slip else None,
+            "ref": slip.ref if slip else None,
+            "claimed": slip.claimed if slip else None,
+            "paid": paid,
+            "outcome": result.outcome if result else "zero",
+            "reason": result.reason if result else "absent",
+            "message": result.message if result else "",
+            "top": _brief(r.master),
+            "top_score": r.top_score,
+            "total": total,
+            "top_total": total_tops,
+        })
+    return rows
+
+
+def game_record(*, game: Game) -> dict:
+    """The game's record (feuille de partie): per round the rack, rejected draws, master and running top
+    total; cancelled rounds are listed too. Ends with the final board."""
+    rows, total_tops = [], 0
+    for r in game.rounds.order_by("number", "id"):
+        closed = r.status == Round.Status.CLOSED
+        if closed:
+            total_tops += r.top_score or 0
+        rows.append({
+            "number": r.number,
+            "status": r.status,
+            "rack": r.rack,
+            "kept": r.kept,
+            "drawn": r.drawn,
+            "rejected": list(r.rejected),
+            "master": _brief(r.master) if closed else None,
+            "top_score": r.top_score if closed else None,
+            "tops": len(r.tops) if closed else None,
+            "top_total": total_tops,
+        })
+    tournament = game.tournament
+    return {
+        "game": game.pk,
+        "number": game.number,
+        "tournament": tournament.name,
+        "status": game.status,
+        "seed": game.seed,
+        "lexicon": tournament.lexicon,
+        "lexicon_sha256": tournament.lexicon_sha256,
+        "coordinates": tournament.coordinates,
+        "labels": coordinate_labels(tournament.coordinates),
+        "rounds": rows,
+        "top_total": total_tops,
+        "board": list(game.board),
+        "bag": game.bag,
+    }

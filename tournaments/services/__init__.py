@@ -1,0 +1,45 @@
+"""Functions that change the state of an event (keyword-only, typed), raising tournaments.errors.ServiceError.
+
+Views, pages and tasks call these and nothing else to change a tournament, a game or a round.
+"""
+
+from .rounds import (
+    game_end,
+    round_choose_master,
+    round_close,
+    round_close_if_due,
+    round_compute_tops,
+    round_draw,
+    round_start,
+    rounds_close_overdue,
+)
+from .setup import (
+    game_create,
+    game_players,
+    hash_token,
+    lexicon_import,
+    player_join,
+    player_register,
+    tournament_create,
+)
+from .slips import slip_correct, slip_submit
+
+__all__ = [
+    "game_create",
+    "game_end",
+    "game_players",
+    "hash_token",
+    "lexicon_import",
+    "player_join",
+    "player_register",
+    "round_choose_master",
+    "round_close",
+    "round_close_if_due",
+    "round_compute_tops",
+    "round_draw",
+    "round_start",
+    "rounds_close_overdue",
+    "slip_correct",
+    "slip_submit",
+    "tournament_create",
+]

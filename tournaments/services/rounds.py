@@ -1,0 +1,377 @@
+"""The life of a round: draw, start (the clock), close (judge and publish), master, and the end of a game."""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from tournaments.errors import Conflict, ServiceError
+from tournaments.live import notify_game_changed
+from tournaments.models import Game, Result, Round, Slip
+
+from .common import log, play_from_dict, play_to_dict, setting_of, sorted_letters, tiles_left
+from .setup import game_players
+
+logger = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------------------------------
+# Draw
+
+
+def _round_in_play(game: Game) -> Round | None:
+    return game.rounds.filter(status__in=[Round.Status.DRAWN, Round.Status.OPEN]).first()
+
+
+def _next_number(game: Game) -> int:
+    last = game.rounds.exclude(status=Round.Status.CANCELLED).aggregate(n=Max("number"))["n"]
+    return (last or 0) + 1
+
+
+def _end(game: Game, reason: str, actor=None) -> None:
+    game.status = Game.Status.OVER
+    game.end_reason = reason
+    game.ended_at = timezone.now()
+    game.save(update_fields=["status", "end_reason", "ended_at"])
+    log(game=game, action="game_end", actor=actor, after={"reason": reason})
+    notify_game_changed(game.pk)
+
+
+def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejection: bool = False) -> Round:
+    """Draw the next rack: at random when ``rack`` is None, else the rack typed from a physical bag.
+
+    The rack is the letters kept from the last round plus new ones, checked by the vowel/consonant rule
+    (random draws are redrawn until valid, each rejection recorded). ``after_rejection``: the typed rack
+    follows a rejected physical draw, so the kept letters went back into the bag.
+    409 ``round_open`` while a round is drawn or open, ``game_over`` once the game is over.
+    """
+    from engine.drawing import RackError, check_typed_rack, draw_rack
+
+    if rack is not None and not isinstance(rack, str):
+        raise ServiceError("bad_letters", "the rack must be letters", fields={"rack": ["not text"]})
+    if rack is not None and len(rack) > 40:
+        raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]})
+    over = False
+    with transaction.atomic():
+        game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
+        if game.status == Game.Status.OVER:
+            raise Conflict("game_over", "the game is over")
+        if _round_in_play(game) is not None:
+            raise Conflict("round_open", "a round is still in play: close it first")
+        setting = setting_of(game.tournament)
+        number = _next_number(game)
+        bag = list(game.bag)
+        try:
+            if rack is None:
+                rng = random.Random(f"{game.seed}:{game.draws}")
+                game.draws += 1
+                draw = draw_rack(bag, game.kept, number, rng, setting.tileset, setting.rules)
+            else:
+                draw = check_typed_rack(
+                    bag, game.kept, rack, number, setting.tileset, setting.rules, after_rejection=after_rejection
+                )
+        except RackError as error:
+            if error.code != "game_over":
+                raise ServiceError(error.code, error.message, fields={"rack": [error.message]}) from None
+            _end(game, "no_valid_rack", actor)
+            over = True
+        if not over:
+            round = Round.objects.create(
+                game=game,
+                number=number,
+                rack=draw.rack,
+                kept=draw.kept,
+                drawn=draw.drawn,
+                rejected=list(draw.rejected),
+                typed=rack is not None,
+                board=game.board,
+                bag_after="".join(draw.bag),
+            )
+            before = {"bag": game.bag, "kept": game.kept}
+            game.bag = "".join(draw.bag)
+            game.kept = ""
+            game.status = Game.Status.PLAYING
+            game.save(update_fields=["bag", "kept", "status", "draws"])
+            log(game=game, round=round, action="round_draw", actor=actor, before=before,
+                after={"number": number, "rack": draw.rack, "rejected": list(draw.rejected), "typed": rack is not None})
+            notify_game_changed(game.pk)
+            round_id = round.pk
+            transaction.on_commit(lambda: _schedule_tops(round_id))
+    if over:
+        raise Conflict("game_over", "the letters left cannot make a valid rack: the game is over")
+    return round
+
+
+def _schedule_tops(round_id: int) -> None:
+    from tournaments.tasks import compute_tops
+
+    try:
+        compute_tops.delay(round_id)
+    except Exception:  # the broker is down: the close computes the tops itself
+        logger.exception("could not queue the tops of round %s", round_id)
+
+
+def round_compute_tops(*, round: Round) -> Round:
+    """Compute and store every tied top and the proposed master of a drawn or open round (idempotent)."""
+    from engine.board import Board
+    from engine.master import choose_master
+    from engine.movegen import find_tops
+
+    round = Round.objects.select_related("game__tournament").get(pk=round.pk)
+    if round.tops_ready or round.status not in (Round.Status.DRAWN, Round.Status.OPEN, Round.Status.CLOSED):
+        return round
+    game = round.game
+    setting = setting_of(game.tournament)
+    board = Board.from_rows(round.board)
+    tops = find_tops(board, round.rack, setting.lexicon, setting.tileset, setting.rules)
+    master = None
+    if tops.score is not None:
+        master = play_to_dict(
+            choose_master(tops, board, list(round.bag_after), setting.tileset, setting.rules), setting.labelling
+        )
+    Round.objects.filter(pk=round.pk, tops_ready=False).update(
+        tops_ready=True,
+        top_score=tops.score,
+        tops=[play_to_dict(play, setting.labelling) for play in tops.plays],
+        master=master,
+    )
+    round.refresh_from_db()
+    return round
+
+
+# --------------------------------------------------------------------------------------------------
+# The clock
+
+
+def round_start(*, round: Round, actor=None, now: datetime | None = None) -> Round:
+    """Open the round: store its deadline and schedule its close at the deadline."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        current = Round.objects.select_related("game__tournament").get(pk=round.pk)
+        seconds = current.game.tournament.round_seconds
+        deadline = now + timedelta(seconds=seconds)
+        updated = Round.objects.filter(pk=round.pk, status=Round.Status.DRAWN).update(
+            status=Round.Status.OPEN, started_at=now, deadline=deadline
+        )
+        if not updated:
+            if current.status == Round.Status.OPEN:
+                raise Conflict("round_open", "the round is already open")
+            raise Conflict("round_closed", "the round is closed")
+        log(game=current.game, round=current, action="round_start", actor=actor,
+            after={"deadline": deadline.isoformat(), "seconds": seconds})
+        notify_game_changed(current.game_id)
+        round_id = current.pk
+        transaction.on_commit(lambda: _schedule_close(round_id, deadline))
+    current.refresh_from_db()
+    return current
+
+
+def _schedule_close(round_id: int, deadline: datetime) -> None:
+    from tournaments.tasks import close_round
+
+    try:
+        close_round.apply_async(args=[round_id], eta=deadline)
+    except Exception:  # the broker is down: the periodic sweep closes the round
+        logger.exception("could not schedule the close of round %s", round_id)
+
+
+def round_close_if_due(*, round_id: int, now: datetime | None = None) -> bool:
+    """Close the round if its deadline has passed and it is still open (what the clock's task does)."""
+    now = now or timezone.now()
+    round = Round.objects.filter(pk=round_id, status=Round.Status.OPEN, deadline__lte=now).first()
+    if round is None:
+        return False
+    return round_close(round=round, now=now)
+
+
+def rounds_close_overdue(*, now: datetime | None = None) -> int:
+    """Close every open round whose deadline has passed (the periodic sweep); return how many closed."""
+    now = now or timezone.now()
+    closed = 0
+    for round in Round.objects.filter(status=Round.Status.OPEN, deadline__lte=now).order_by("deadline"):
+        if round_close(round=round, now=now):
+            closed += 1
+    return closed
+
+
+# --------------------------------------------------------------------------------------------------
+# Close
+
+
+def round_close(*, round: Round, actor=None, now: datetime | None = None) -> bool:
+    """Close the round: judge every slip, record results, place the master, keep the unplayed letters.
+
+    The transition is claimed by a conditional update, so of two simultaneous closes only one judges;
+    return True if this call closed the round. A round where no play is possible is cancelled: its
+    letters go back into the bag and the next draw has the same number (§3.6).
+    """
+    now = now or timezone.now()
+    current = Round.objects.get(pk=round.pk)
+    if current.status in (Round.Status.CLOSED, Round.Status.CANCELLED):
+        return False
+    if not current.tops_ready:
+        current = round_compute_tops(round=current)
+    with transaction.atomic():
+        claimed = Round.objects.filter(pk=round.pk, status__in=[Round.Status.DRAWN, Round.Status.OPEN]).update(
+            status=Round.Status.CLOSED, closed_at=now
+        )
+        if not claimed:
+            return False
+        current = Round.objects.select_related("game__tournament").get(pk=round.pk)
+        game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
+        if current.top_score is None:
+            _cancel(game, current, actor)
+        else:
+            _judge_all(game, current)
+            _place_master(game, current)
+            log(game=game, round=current, action="round_close", actor=actor,
+                after={"top_score": current.top_score, "master": _brief(current.master)})
+            if _bag_exhausted(game, current.number + 1):
+                _end(game, "bag_empty", actor)
+        notify_game_changed(game.pk)
+    return True
+
+
+def _brief(play: dict | None) -> dict | None:
+    return None if play is None else {"word": play["word"], "ref": play["ref"], "score": play["score"]}
+
+
+def _cancel(game: Game, round: Round, actor) -> None:
+    Round.objects.filter(pk=round.pk).update(status=Round.Status.CANCELLED)
+    game.bag = sorted_letters(game.bag + round.rack)
+    game.kept = ""
+    game.save(update_fields=["bag", "kept"])
+    log(game=game, round=round, action="round_cancel", actor=actor, after={"rack": round.rack},
+        reason="no play possible: the letters go back into the bag")
+    if len(game.bag) <= setting_of(game.tournament).rules.rack_size:
+        _end(game, "no_play", actor)  # the same letters would be drawn again
+
+
+def _bag_exhausted(game: Game, next_number: int) -> bool:
+    from engine.drawing import game_is_over
+
+    setting = setting_of(game.tournament)
+    return game_is_over(list(game.bag), game.kept, setting.tileset, setting.rules, round_number=next_number)
+
+
+def judge(setting, round: Round, slip: Slip | None):
+    """The engine's judgement of one player's slip in this round (``no_slip`` without one)."""
+    from engine.board import Board
+    from engine.judging import Slip as EngineSlip
+    from engine.judging import judge_slip, zero
+
+    if slip is None:
+        return zero("no_slip")
+    return judge_slip(
+        Board.from_rows(round.board),
+        round.rack,
+        round.number,
+        EngineSlip(slip.word, slip.ref or None, slip.claimed),
+        setting.lexicon,
+        setting.tileset,
+        setting.rules,
+        labelling=setting.labelling,
+    )
+
+
+def _judge_all(game: Game, round: Round) -> None:
+    setting = setting_of(game.tournament)
+    slips = {s.player_id: s for s in Slip.objects.filter(round=round, current=True)}
+    already = set(Result.objects.filter(round=round).values_list("player_id", flat=True))
+    results = []
+    for player in game_players(game):
+        if player.pk in already:  # arrived after the close started: written as absent
+            continue
+        slip = slips.get(player.pk)
+        judgement = judge(setting, round, slip)
+        results.append(
+            Result(round=round, player=player, slip=slip, paid=judgement.paid, outcome=judgement.outcome,
+                   reason=judgement.reason, message=judgement.message[:300])
+        )
+    Result.objects.bulk_create(results)
+
+
+def _place_master(game: Game, round: Round) -> None:
+    from engine.board import Board
+
+    board = Board.from_rows(round.board)
+    if round.master is not None:
+        board = board.place(play_from_dict(round.master))
+    game.board = board.rows()
+    game.kept = tiles_left(round.rack, round.master)
+    game.save(update_fields=["board", "kept"])
+
+
+# --------------------------------------------------------------------------------------------------
+# Master
+
+
+def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Round:
+    """Make another of the tied tops the master, before the next round is drawn; the board follows."""
+    from engine.notation import RefError, parse_ref
+
+    with transaction.atomic():
+        current = Round.objects.select_for_update().select_related("game__tournament").get(pk=round.pk)
+        game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
+        if current.status != Round.Status.CLOSED:
+            raise Conflict("round_not_closed", "the master is chosen once the round is closed")
+        if game.rounds.filter(number__gt=current.number).exclude(status=Round.Status.CANCELLED).exists():
+            raise Conflict("master_locked", "the next round has been drawn: the master can no longer change")
+        try:
+            wanted = parse_ref(ref, game.tournament.coordinates)
+        except RefError as error:
+            raise ServiceError(error.code, error.message, fields={"ref": [error.message]}) from None
+        text = str(word or "").strip()
+        candidates = [
+            top for top in current.tops
+            if (top["row"], top["col"], top["horizontal"]) == (wanted.row, wanted.col, wanted.horizontal)
+            and top["word"].upper() == text.upper()
+        ]
+        exact = [top for top in candidates if top["word"] == text]
+        chosen = (exact or candidates or [None])[0]
+        if chosen is None:
+            raise ServiceError("not_a_top", f"{text} {ref} is not one of the tied tops", fields={"word": ["not a top"]})
+        before = _brief(current.master)
+        current.master = chosen
+        current.save(update_fields=["master"])
+        _place_master(game, current)
+        if game.status == Game.Status.OVER and game.end_reason == "bag_empty" and not _bag_exhausted(
+            game, current.number + 1
+        ):
+            game.status, game.end_reason, game.ended_at = Game.Status.PLAYING, "", None
+            game.save(update_fields=["status", "end_reason", "ended_at"])
+        elif game.status != Game.Status.OVER and _bag_exhausted(game, current.number + 1):
+            _end(game, "bag_empty", actor)
+        log(game=game, round=current, action="master_change", actor=actor, before=before, after=_brief(chosen))
+        notify_game_changed(game.pk)
+    return current
+
+
+# --------------------------------------------------------------------------------------------------
+# End
+
+
+def game_end(*, game: Game, actor=None) -> Game:
+    """End the game now (the arbitrator's decision); a drawn round not yet started is cancelled.
+
+    Solos and warning deductions are counted by the standings of a game that is over.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
+        if game.status == Game.Status.OVER:
+            return game
+        in_play = _round_in_play(game)
+        if in_play is not None and in_play.status == Round.Status.OPEN:
+            raise Conflict("round_open", "a round is still open: close it first")
+        if in_play is not None:
+            Round.objects.filter(pk=in_play.pk).update(status=Round.Status.CANCELLED)
+            game.bag = sorted_letters(game.bag + in_play.rack)
+            game.kept = ""
+            game.save(update_fields=["bag", "kept"])
+        _end(game, "arbitrator", actor)
+    return game

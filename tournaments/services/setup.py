@@ -1,0 +1,201 @@
+"""Setting up an event: tournaments, games, players, imported word lists."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from tournaments.errors import Conflict, NotFound, ServiceError
+from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remember
+from tournaments.live import notify_game_changed
+from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament
+
+from .common import log, sorted_letters
+
+JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
+JOIN_CODE_LENGTH = 6
+MAX_ROUND_SECONDS = 3600
+NAME_MAX = 100
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _clean_name(value, field: str, max_length: int) -> str:
+    text = " ".join(str(value or "").split())
+    if not text:
+        raise ServiceError(f"{field}_required", f"a {field} is needed", fields={field: ["required"]})
+    if len(text) > max_length:
+        raise ServiceError(
+            f"{field}_too_long", f"a {field} has at most {max_length} characters", fields={field: ["too long"]}
+        )
+    return text
+
+
+def tournament_create(
+    *,
+    name: str,
+    lexicon: str = "TWL06",
+    tileset: str = "english",
+    ruleset: str = "fisf",
+    round_seconds: int = 180,
+    coordinates: str = "rows-letters",
+    created_by=None,
+    **overrides,
+) -> Tournament:
+    """A tournament with its lexicon (and its SHA-256), tile set, rules preset plus overrides, round time
+    and coordinate labelling. ``overrides`` are fields of engine.rules.Rules (solo_min_players, ...)."""
+    from engine.notation import LABELLINGS
+    from engine.rules import rules_preset
+    from engine.tiles import load_tileset
+
+    name = _clean_name(name, "name", 200)
+    try:
+        load_tileset(tileset)
+    except ValueError:
+        raise ServiceError("unknown_tileset", f"unknown tile set {tileset!r}", fields={"tileset": ["unknown"]}) from None
+    try:
+        rules_preset(ruleset, **overrides)
+    except (ValueError, TypeError) as error:
+        raise ServiceError("bad_rules", str(error), fields={"ruleset": [str(error)]}) from None
+    if coordinates not in LABELLINGS:
+        raise ServiceError(
+            "bad_coordinates", f"coordinates must be one of {', '.join(LABELLINGS)}", fields={"coordinates": ["unknown"]}
+        )
+    if isinstance(round_seconds, bool) or not isinstance(round_seconds, int) or not 0 < round_seconds <= MAX_ROUND_SECONDS:
+        raise ServiceError(
+            "bad_round_seconds", f"a round lasts 1 to {MAX_ROUND_SECONDS} seconds", fields={"round_seconds": ["out of range"]}
+        )
+    if not isinstance(lexicon, str):
+        raise ServiceError("unknown_lexicon", "the lexicon must be named", fields={"lexicon": ["unknown"]})
+    try:
+        words = get_lexicon(lexicon)
+    except (LookupError, ValueError):
+        raise ServiceError("unknown_lexicon", f"unknown lexicon {lexicon!r}", fields={"lexicon": ["unknown"]}) from None
+    if lexicon in BUILTIN_LEXICONS:
+        Lexicon.objects.get_or_create(
+            name=lexicon, defaults={"sha256": words.sha256, "word_count": len(words), "tileset": tileset}
+        )
+    return Tournament.objects.create(
+        name=name,
+        lexicon=lexicon,
+        lexicon_sha256=words.sha256,
+        tileset=tileset,
+        ruleset=ruleset,
+        rule_overrides=dict(overrides),
+        round_seconds=round_seconds,
+        coordinates=coordinates,
+        created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
+    )
+
+
+def _new_join_code() -> str:
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def game_create(*, tournament: Tournament, seed: int | None = None) -> Game:
+    """A new game of the tournament with a full bag, an empty board and a join code for phones."""
+    if seed is None:
+        seed = secrets.randbits(62)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -(2**63) <= seed < 2**63:
+        raise ServiceError("bad_seed", "the seed must be a 64-bit integer", fields={"seed": ["out of range"]})
+    bag = sorted_letters(tournament.tiles.full_bag())
+    for _ in range(10):
+        try:
+            with transaction.atomic():
+                Tournament.objects.select_for_update().get(pk=tournament.pk)
+                number = (tournament.games.aggregate(n=Max("number"))["n"] or 0) + 1
+                return Game.objects.create(
+                    tournament=tournament, number=number, seed=seed, join_code=_new_join_code(), bag=bag
+                )
+        except IntegrityError:  # join code already taken: draw another
+            continue
+    raise Conflict("join_code_exhausted", "no free join code could be found")
+
+
+def _players_in(game: Game):
+    return Player.objects.filter(tournament_id=game.tournament_id, first_game__number__lte=game.number)
+
+
+def game_players(game: Game):
+    """Every player taking part in the game: registered in it or in an earlier game of the tournament."""
+    return _players_in(game).order_by("id")
+
+
+def player_register(*, game: Game, name: str, table: int | None = None, series: str = "") -> tuple[Player, str]:
+    """Register a player in the game; return (player, token). The token is shown once: only its hash is kept.
+
+    A player arriving after some rounds closed scores 0 for them (§6.2): their results are written now.
+    """
+    name = _clean_name(name, "name", NAME_MAX)
+    if table is not None and (isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= 10_000):
+        raise ServiceError("bad_table", "a table number is 1 or more", fields={"table": ["out of range"]})
+    series = " ".join(str(series or "").split())
+    if len(series) > 20:
+        raise ServiceError("series_too_long", "a series has at most 20 characters", fields={"series": ["too long"]})
+    token = secrets.token_urlsafe(32)
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
+        if game.status == Game.Status.OVER:
+            raise Conflict("game_over", "the game is over")
+        closed = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
+        player = Player.objects.create(
+            tournament_id=game.tournament_id,
+            first_game=game,
+            name=name,
+            table=table,
+            series=series,
+            token_hash=hash_token(token),
+            arrival_round=closed[-1].number if closed else 0,
+        )
+        Result.objects.bulk_create(
+            Result(round=r, player=player, paid=0, outcome="zero", reason="absent",
+                   message="the player arrived after this round")
+            for r in closed
+        )
+        log(game=game, action="player_register", player=player,
+            after={"name": name, "table": table, "series": series, "arrival_round": player.arrival_round})
+        notify_game_changed(game.pk)
+    return player, token
+
+
+def player_join(*, join_code: str, name: str) -> tuple[Player, str]:
+    """A player joins a game with its join code (case and spaces ignored)."""
+    code = "".join(str(join_code or "").split()).upper()
+    game = Game.objects.filter(join_code=code).first() if code else None
+    if game is None:
+        raise NotFound("unknown_join_code", "no game has this join code", fields={"join_code": ["unknown"]})
+    return player_register(game=game, name=name)
+
+
+def lexicon_import(*, name: str, words: Iterable[str], tileset: str = "english") -> tuple[Lexicon, list[str]]:
+    """Import a club's word list under ``name``; return (the stored lexicon, the entries rejected)."""
+    from engine.lexicon import import_lexicon
+    from engine.tiles import load_tileset
+
+    if name in BUILTIN_LEXICONS:
+        raise Conflict("lexicon_builtin", f"{name!r} is a built-in lexicon", fields={"name": ["built in"]})
+    try:
+        tiles = load_tileset(tileset)
+    except ValueError:
+        raise ServiceError("unknown_tileset", f"unknown tile set {tileset!r}", fields={"tileset": ["unknown"]}) from None
+    if isinstance(words, str):
+        words = words.split()
+    try:
+        result = import_lexicon(name, words, tiles, cache_dir=cache_dir())
+    except ValueError as error:
+        raise ServiceError("bad_lexicon", str(error), fields={"words": [str(error)]}) from None
+    lexicon = result.lexicon
+    accepted = list(lexicon.words())
+    row, _ = Lexicon.objects.update_or_create(
+        name=name,
+        defaults={"sha256": lexicon.sha256, "tileset": tileset, "word_count": len(lexicon),
+                  "words": "\n".join(accepted), "imported": True},
+    )
+    remember(lexicon)
+    return row, list(result.rejected)

@@ -1,0 +1,154 @@
+"""Slips: handed in while the round is open (decided by the server's clock), corrected by the arbitrator."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from tournaments.errors import Conflict, NotFound, ServiceError
+from tournaments.live import notify_game_changed
+from tournaments.models import Game, Player, Result, Round, Slip
+
+from .common import log, setting_of
+from .rounds import judge
+
+MAX_KEY_LENGTH = 100
+MAX_SCORE = 5000  # far above any real play (the best known is under 2,000)
+
+
+def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
+    """The slip's text as handed in, refused when it cannot be read at all (bad_word, bad_ref, bad_score)."""
+    from engine.notation import RefError, WordError, parse_ref, parse_word
+
+    if not isinstance(word, str):
+        raise ServiceError("bad_word", "the word must be text", fields={"word": ["not text"]})
+    try:
+        word = parse_word(word, tournament.tiles)
+    except WordError as error:
+        raise ServiceError(error.code, error.message, fields={"word": [error.message]}) from None
+    if ref is not None and not isinstance(ref, str):
+        raise ServiceError("bad_ref", "the reference must be text", fields={"ref": ["not text"]})
+    ref = " ".join((ref or "").split())
+    if ref:
+        try:
+            parse_ref(ref, tournament.coordinates)
+        except RefError as error:
+            raise ServiceError(error.code, error.message, fields={"ref": [error.message]}) from None
+    if score is not None and (isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= MAX_SCORE):
+        raise ServiceError("bad_score", f"a score is a whole number from 0 to {MAX_SCORE}", fields={"score": ["out of range"]})
+    return word, ref, score
+
+
+def _check_player(round: Round, player) -> Player:
+    game = round.game
+    if not isinstance(player, Player) or player.pk is None:
+        raise NotFound("unknown_player", "no such player", fields={"player": ["unknown"]})
+    ok = Player.objects.filter(
+        pk=player.pk, tournament_id=game.tournament_id, first_game__number__lte=game.number
+    ).exists()
+    if not ok:
+        raise NotFound("unknown_player", "this player does not play this game", fields={"player": ["unknown"]})
+    return player
+
+
+def slip_submit(
+    *, round: Round, player: Player, word: str, ref: str | None, score: int | None, key: str,
+    now: datetime | None = None, entered_by=None,
+) -> tuple[Slip, bool]:
+    """Hand in a slip; return (slip, created). The same key again returns the first slip unchanged; a new
+    key replaces the player's earlier slip (kept, linked). Accepted only while the round is open and the
+    server's time is not past the stored deadline, whether or not the close has run: else 409 round_closed.
+    """
+    round = Round.objects.select_related("game__tournament").get(pk=round.pk)
+    player = _check_player(round, player)
+    if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_LENGTH:
+        raise ServiceError("bad_key", f"a slip needs a key of 1 to {MAX_KEY_LENGTH} characters", fields={"key": ["bad"]})
+    word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round.pk)
+        now = now or timezone.now()
+        existing = Slip.objects.filter(round=locked, player=player, key=key).first()
+        if existing is not None:
+            if (existing.word, existing.ref, existing.claimed) != (word, ref, score):
+                raise Conflict("key_reused", "this key was used for another slip", fields={"key": ["reused"]})
+            return existing, False
+        if locked.status == Round.Status.DRAWN:
+            raise Conflict("round_not_open", "the round has not started yet")
+        if locked.status != Round.Status.OPEN or locked.deadline is None or now > locked.deadline:
+            raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed")
+        previous = Slip.objects.filter(round=locked, player=player, current=True).first()
+        if previous is not None:
+            Slip.objects.filter(pk=previous.pk).update(current=False)
+        slip = Slip.objects.create(
+            round=locked, player=player, word=word, ref=ref, claimed=score, key=key, received_at=now,
+            entered_by=entered_by if getattr(entered_by, "is_authenticated", False) else None,
+            replaces=previous,
+        )
+        if entered_by is not None or previous is not None:
+            log(game=round.game, round=locked, slip=slip, player=player, action="slip_enter" if previous is None
+                else "slip_replace", actor=entered_by, before=_slip_dict(previous), after=_slip_dict(slip))
+        if previous is None:
+            notify_game_changed(round.game_id)
+    return slip, True
+
+
+def _slip_dict(slip: Slip | None) -> dict | None:
+    if slip is None:
+        return None
+    return {"id": slip.pk, "word": slip.word, "ref": slip.ref, "claimed": slip.claimed}
+
+
+def _result_dict(result: Result | None) -> dict | None:
+    if result is None:
+        return None
+    return {"paid": result.paid, "outcome": result.outcome, "reason": result.reason}
+
+
+def slip_correct(
+    *, slip: Slip, reason: str, actor, word: str | None = None, ref: str | None = None, score: int | None = None
+) -> Slip:
+    """Correct a slip (the arbitrator's decision, logged with why): the corrected slip replaces it, and a
+    closed round's result is judged again, so the standings follow. Return the corrected slip."""
+    reason_text = " ".join(str(reason or "").split())
+    if not reason_text:
+        raise ServiceError("reason_required", "a correction needs a reason", fields={"reason": ["required"]})
+    slip = Slip.objects.select_related("round__game__tournament", "player").get(pk=slip.pk)
+    tournament = slip.round.game.tournament
+    new_word = slip.word if word is None else word
+    new_ref = slip.ref if ref is None else ref
+    new_score = slip.claimed if score is None else score
+    new_word, new_ref, new_score = _clean_slip(tournament, new_word, new_ref, new_score)
+    with transaction.atomic():
+        round = Round.objects.select_for_update().get(pk=slip.round_id)
+        Game.objects.select_for_update().get(pk=round.game_id)
+        original = Slip.objects.select_for_update().get(pk=slip.pk)
+        if not original.current:
+            raise Conflict("slip_replaced", "this slip was replaced: correct the one that counts")
+        Slip.objects.filter(pk=original.pk).update(current=False)
+        corrected = Slip.objects.create(
+            round=round, player=original.player, word=new_word, ref=new_ref, claimed=new_score,
+            key=f"correction:{uuid.uuid4()}", received_at=original.received_at,
+            entered_by=actor if getattr(actor, "is_authenticated", False) else None, replaces=original,
+        )
+        before = {"slip": _slip_dict(original)}
+        after = {"slip": _slip_dict(corrected)}
+        if round.status == Round.Status.CLOSED:
+            result = Result.objects.select_for_update().filter(round=round, player=original.player).first()
+            before["result"] = _result_dict(result)
+            judgement = judge(setting_of(tournament), round, corrected)
+            fields = {"slip": corrected, "paid": judgement.paid, "outcome": judgement.outcome,
+                      "reason": judgement.reason, "message": judgement.message[:300], "corrected": True}
+            if result is None:
+                result = Result.objects.create(round=round, player=original.player, **fields)
+            else:
+                for name, value in fields.items():
+                    setattr(result, name, value)
+                result.save()
+            after["result"] = _result_dict(result)
+        log(game=round.game, round=round, slip=corrected, player=original.player, action="slip_correct",
+            actor=actor, before=before, after=after, reason=reason_text)
+        notify_game_changed(round.game_id)
+    return corrected
