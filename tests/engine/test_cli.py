@@ -1,0 +1,119 @@
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.board import Board
+from engine.cli import simulate_game
+from engine.lexicon import load_lexicon
+from engine.movegen import find_tops
+from engine.rules import rules_preset
+from engine.tiles import load_tileset
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path("/work/shared/fixtures/positions_twl06.jsonl")
+if not FIXTURES.exists():
+    FIXTURES = ROOT / "tests" / "fixtures" / "positions_twl06.jsonl"
+
+
+def run_engine(*args, stdin=""):
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+
+
+def fixture_lines(count_per_kind=2):
+    chosen, seen = [], Counter()
+    for line in FIXTURES.read_text().splitlines():
+        position = json.loads(line)
+        kind = (position["blanks_in_rack"], position["top_score"] is None)
+        if seen[kind] < count_per_kind:
+            seen[kind] += 1
+            chosen.append(position)
+    return chosen
+
+
+def move_key(move):
+    return (move["row"], move["col"], move["horizontal"], move["word"], move["score"])
+
+
+@pytest.mark.skipif(not FIXTURES.exists(), reason="reference positions not available")
+def test_tops_command_reproduces_the_fixture_tops_in_input_order():
+    positions = fixture_lines()
+    stdin = "".join(json.dumps(p) + "\n" for p in positions)
+    result = run_engine("tops", "--lexicon", "TWL06", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(lines) == len(positions)
+    for position, out in zip(positions, lines, strict=True):
+        assert set(out) == {"top_score", "top_moves", "ms"}
+        assert out["top_score"] == position["top_score"], position["id"]
+        assert sorted(map(move_key, out["top_moves"])) == sorted(map(move_key, position["top_moves"])), position["id"]
+        assert isinstance(out["ms"], (int, float)) and out["ms"] >= 0
+
+
+def test_tops_command_reports_bad_lines_and_goes_on():
+    empty = ["." * 15] * 15
+    stdin = "not json\n\n" + json.dumps({"board": empty[:3], "rack": "A"}) + "\n"
+    stdin += json.dumps({"board": empty, "rack": "ZZ"}) + "\n"
+    result = run_engine("tops", "--lexicon", "TWL06", stdin=stdin)
+    assert result.returncode == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [("error" in line) for line in lines] == [True, True, False]
+    assert lines[2]["top_score"] is None and lines[2]["top_moves"] == []
+
+
+def test_unknown_lexicon_is_an_error():
+    result = run_engine("tops", "--lexicon", "NOSUCHLIST", "--lexicon-cache", "/tmp/arbiter-no-such-cache")
+    assert result.returncode == 2
+    assert "NOSUCHLIST" in result.stderr
+
+
+def test_simulate_is_replayed_by_its_seed():
+    first = run_engine("simulate", "--seed", "11", "--lexicon", "TWL06", "--json")
+    again = run_engine("simulate", "--seed", "11", "--lexicon", "TWL06", "--json")
+    other = run_engine("simulate", "--seed", "12", "--lexicon", "TWL06", "--json")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == again.stdout
+    assert first.stdout != other.stdout
+    rounds = [json.loads(line) for line in first.stdout.splitlines()]
+    summary = rounds.pop()
+    total = 0
+    for item in rounds:
+        total += item["score"]
+        assert item["total"] == total
+        assert item["cancelled"] if "cancelled" in item else item["word"] and item["ref"]
+    assert summary["total"] == total and summary["seed"] == 11 and summary["end"]
+
+
+def test_simulate_prints_a_table():
+    result = run_engine("simulate", "--seed", "3", "--lexicon", "TWL06")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Duplicate game, seed 3"
+    assert lines[1].split() == ["round", "rack", "master", "ref", "score", "total"]
+    assert lines[-1].startswith("total ")
+    assert lines[2].split()[0] == "1"
+
+
+def test_every_master_of_a_simulated_game_is_a_top_and_no_tile_is_lost():
+    english, rules = load_tileset("english"), rules_preset("fisf")
+    lexicon = load_lexicon("TWL06")
+    game = simulate_game(5, lexicon, english, rules)
+    board = Board.empty()
+    assert game.rounds
+    for record in game.rounds:
+        rack = record.rack.replace("+", "")
+        tops = find_tops(board, rack, lexicon, english, rules)
+        if record.master is None:
+            assert tops.score is None
+            continue
+        assert record.master in tops.plays
+        board = board.place(record.master)
+    assert board == game.board
+    on_board = Counter("?" if ch.islower() else ch for row in board.rows() for ch in row if ch != ".")
+    assert on_board + Counter(game.left) == Counter(english.full_bag())
+    assert game.total == sum(record.score for record in game.rounds)
