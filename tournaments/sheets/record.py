@@ -1,0 +1,87 @@
+"""The game record (the master's sheet): each round's rack with its rejected draws, the master move and the
+running top, then the final board."""
+
+from __future__ import annotations
+
+from reportlab.lib import colors
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.platypus import CondPageBreak, KeepTogether, Paragraph, Spacer, Table
+
+from .data import GameRecord, RecordRound
+from .diagram import BoardDiagram
+from .page import SheetDocument, grid_style, pdf_bytes
+from .typefaces import MONO, MONO_BOLD, SANS, SANS_BOLD, fit
+
+_COLUMNS = (
+    ("Rd", 22),
+    ("Rack", 70),
+    ("Rejected draws", 120),
+    ("Master", 110),
+    ("Ref.", 34),
+    ("Score", 38),
+    ("Ties", 30),
+    ("Cumulative", 60),
+)
+_HEADING = ParagraphStyle("heading", fontName=SANS_BOLD, fontSize=11, leading=14, spaceAfter=4)
+_NOTE = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
+
+
+def _cells(line: RecordRound) -> list:
+    return [
+        str(line.number),
+        line.rack,
+        fit(" ".join(line.rejected), 116, MONO, 7.5),
+        fit(line.master_word, 106, MONO, 8.5) if line.master_word else "(no play)",
+        line.master_ref,
+        str(line.master_score),
+        str(line.tops) if line.tops > 1 else "",
+        str(line.top_total),
+    ]
+
+
+def _rounds_table(record: GameRecord) -> Table:
+    rows = [[title for title, _ in _COLUMNS]] + [_cells(line) for line in record.rounds]
+    style = grid_style(numeric_from=5)
+    style += [
+        ("ALIGN", (0, 0), (0, -1), "RIGHT"),
+        ("FONT", (1, 1), (1, -1), MONO, 8.5),
+        ("FONT", (2, 1), (2, -1), MONO, 7.5),
+        ("FONT", (3, 1), (3, -1), MONO_BOLD, 8.5),
+        ("FONT", (4, 1), (4, -1), MONO, 8.5),
+        ("FONT", (7, 1), (7, -1), SANS_BOLD, 8),
+        ("TEXTCOLOR", (2, 1), (2, -1), colors.Color(0.45, 0.1, 0.1)),
+    ]
+    return Table(rows, colWidths=[width for _, width in _COLUMNS], repeatRows=1, style=style, hAlign="LEFT")
+
+
+def render_record(record: GameRecord) -> bytes:
+    """The game record as a PDF: the rounds, then the final board on a page of its own if need be."""
+
+    def build(buffer):
+        doc = SheetDocument(buffer, header=record.header, title="Game record")
+        total = record.rounds[-1].top_total if record.rounds else 0
+        facts = f"{len(record.rounds)} rounds · sum of the tops {total}"
+        if record.status:
+            facts += f" · game {record.status}"
+        square = min(26.0, (doc.width - 20) / 15.8)
+        board = BoardDiagram(
+            record.board, labelling=record.header.coordinates, tileset=record.tileset, square=square
+        )
+        story = [
+            Paragraph(facts, _NOTE),
+            Spacer(0, 6),
+            _rounds_table(record),
+            Spacer(0, 4),
+            Paragraph(
+                "A lowercase letter is a blank. Rack: kept letters, then the new ones after the +. "
+                "A rejected draw is shown as drawn (- before it) and went back into the bag. "
+                "Ties: how many plays scored the top.",
+                _NOTE,
+            ),
+            Spacer(0, 10),
+            CondPageBreak(board.height + 30),
+            KeepTogether([Paragraph("Final board (blanks circled)", _HEADING), board]),
+        ]
+        doc.render(story)
+
+    return pdf_bytes(build)

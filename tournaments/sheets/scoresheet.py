@@ -1,0 +1,173 @@
+"""A player's scoresheet: every round as the player played it beside the top, and a summary at the bottom.
+
+``render_scoresheets`` puts every player of a game into one PDF, one player per page, for printing in one go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from xml.sax.saxutils import escape
+
+from reportlab.lib import colors
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.platypus import KeepTogether, PageBreak, Paragraph, Spacer, Table
+
+from .data import Scoresheet, ScoresheetRound
+from .labels import outcome_label, reason_label
+from .page import LIGHT, SheetDocument, grid_style, pdf_bytes, percent, signed_diff
+from .typefaces import MONO, SANS, SANS_BOLD, fit
+
+WARNING_TINT = colors.Color(1.0, 0.96, 0.80)
+ZERO_TINT = colors.Color(1.0, 0.89, 0.89)
+TOP_TINT = colors.Color(0.89, 0.96, 0.89)
+
+_COLUMNS = (
+    ("Rd", 18),
+    ("Rack", 50),
+    ("Word", 72),
+    ("Ref.", 26),
+    ("Claim", 28),
+    ("Paid", 26),
+    ("Outcome", 40),
+    ("Reason", 62),
+    ("Top word", 72),
+    ("Ref.", 26),
+    ("Top", 24),
+    ("Total", 34),
+    ("Tops", 34),
+)
+_WORD_CHARS = 15
+
+_TITLE = ParagraphStyle("player", fontName=SANS_BOLD, fontSize=15, leading=18)
+_SUBTITLE = ParagraphStyle("player-facts", fontName=SANS, fontSize=9, leading=12)
+_NOTE = ParagraphStyle("note", fontName=SANS, fontSize=7, leading=9)
+
+
+def _round_cells(line: ScoresheetRound) -> list:
+    return [
+        str(line.number),
+        line.rack,
+        fit(line.word, 70, MONO, 8),
+        line.ref,
+        "" if line.claimed is None else str(line.claimed),
+        str(line.paid),
+        outcome_label(line.outcome),
+        fit(reason_label(line.reason), 58, SANS, 7),
+        fit(line.top_word, 70, MONO, 8),
+        line.top_ref,
+        str(line.top_score),
+        str(line.total),
+        str(line.top_total),
+    ]
+
+
+def _rounds_table(sheet: Scoresheet) -> Table:
+    rows = [[title for title, _ in _COLUMNS]] + [_round_cells(line) for line in sheet.rounds]
+    style = grid_style(numeric_from=4, numeric_to=5)
+    style += [
+        ("ALIGN", (0, 0), (0, -1), "RIGHT"),
+        ("ALIGN", (10, 0), (12, -1), "RIGHT"),
+        ("FONT", (1, 1), (3, -1), MONO, 8),
+        ("FONT", (8, 1), (9, -1), MONO, 8),
+        ("FONT", (7, 1), (7, -1), SANS, 7),
+        ("FONT", (5, 1), (5, -1), SANS_BOLD, 8),
+        ("FONT", (11, 1), (11, -1), SANS_BOLD, 8),
+        ("LINEBEFORE", (8, 0), (8, -1), 0.6, colors.grey),
+        ("LINEBEFORE", (11, 0), (11, -1), 0.6, colors.grey),
+    ]
+    for index, line in enumerate(sheet.rounds, start=1):
+        if line.outcome in ("warning", "penalty"):
+            style.append(("BACKGROUND", (4, index), (7, index), WARNING_TINT))
+        elif line.outcome == "zero":
+            style.append(("BACKGROUND", (4, index), (7, index), ZERO_TINT))
+        if line.paid and line.paid == line.top_score:
+            style.append(("BACKGROUND", (2, index), (2, index), TOP_TINT))
+    return Table(rows, colWidths=[width for _, width in _COLUMNS], repeatRows=1, style=style)
+
+
+def _summary_table(sheet: Scoresheet) -> Table:
+    summary = sheet.summary
+    rounds_total = sheet.rounds[-1].total if sheet.rounds else 0
+    top_total = sheet.top_total or (sheet.rounds[-1].top_total if sheet.rounds else 0)
+    rows = [["Paid over the rounds", str(rounds_total)]]
+    if sheet.solo_points:
+        rows.append([f"Solos ({summary.solos if summary else ''})", f"+{sheet.solo_points}"])
+    if sheet.warning_points:
+        rows.append(
+            [
+                f"Warnings beyond the free ones ({summary.warnings if summary else ''})",
+                f"\u2212{sheet.warning_points}",
+            ]
+        )
+    if summary is not None:
+        rows.append(["Total", str(summary.total)])
+        rows.append(["Sum of the tops", str(top_total)])
+        rows.append(["Difference from the top", signed_diff(summary.diff)])
+        rows.append(["Percentage of the top", f"{percent(summary.percent)} %"])
+        rank = f"{summary.rank} of {sheet.players}" if sheet.players else str(summary.rank)
+        rows.append(["Rank", rank])
+        rows.append(
+            [
+                "Tops · solos · warnings · penalties",
+                f"{summary.tops} · {summary.solos} · {summary.warnings} · {summary.penalties}",
+            ]
+        )
+    style = [
+        ("FONT", (0, 0), (-1, -1), SANS, 9),
+        ("ALIGN", (1, 0), (1, -1), "RIGHT"),
+        ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.grey),
+        ("BOX", (0, 0), (-1, -1), 0.8, colors.black),
+        ("TOPPADDING", (0, 0), (-1, -1), 2),
+        ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+    ]
+    for index, (label, _) in enumerate(rows):
+        if label in ("Total", "Rank"):
+            style.append(("FONT", (0, index), (-1, index), SANS_BOLD, 10))
+            style.append(("BACKGROUND", (0, index), (-1, index), LIGHT))
+    return Table(rows, colWidths=[200, 90], style=style, hAlign="RIGHT")
+
+
+def _player_story(sheet: Scoresheet) -> list:
+    facts = []
+    if sheet.table is not None:
+        facts.append(f"table {sheet.table}")
+    if sheet.series:
+        facts.append(f"series {escape(sheet.series)}")
+    facts.append(f"{len(sheet.rounds)} rounds")
+    return [
+        Paragraph(escape(sheet.name), _TITLE),
+        Paragraph(" · ".join(facts), _SUBTITLE),
+        Spacer(0, 6),
+        _rounds_table(sheet),
+        Spacer(0, 4),
+        Paragraph(
+            "A lowercase letter is a blank. Rack: the letters kept from the round before, then the new "
+            "ones. Total and Tops are cumulative; solos and warning costs are settled at the end of the game.",
+            _NOTE,
+        ),
+        Spacer(0, 10),
+        KeepTogether([_summary_table(sheet)]),
+    ]
+
+
+def render_scoresheets(sheets: Iterable[Scoresheet], *, title: str = "Scoresheets") -> bytes:
+    """Every sheet in one PDF, each player starting on a new page."""
+    sheets = list(sheets)
+    if not sheets:
+        raise ValueError("no scoresheet to print")
+
+    def build(buffer):
+        doc = SheetDocument(buffer, header=sheets[0].header, title=title)
+        story: list = []
+        for index, sheet in enumerate(sheets):
+            if index:
+                story.append(PageBreak())
+            story.extend(_player_story(sheet))
+        doc.render(story)
+
+    return pdf_bytes(build)
+
+
+def render_scoresheet(sheet: Scoresheet) -> bytes:
+    """One player's scoresheet as a PDF."""
+    return render_scoresheets([sheet], title="Scoresheet")
