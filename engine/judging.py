@@ -1,0 +1,376 @@
+"""Paying a slip (rules document §4): pure functions the service calls for each slip of a round.
+
+``judge_slip`` pays the **real** score of the play written, computed here, never the claimed one.
+Under preset ``fisf`` the table of §4 applies, switched by the rules:
+
+- ``rules.warnings`` allows the corrections that cost a warning: a claimed score wrong or missing
+  (``wrong_score``), a blank not marked (``blank_not_marked``), a reversed reference
+  (``reversed_ref``).  At most one warning per slip: several of these on one slip give one warning,
+  named by the first of blank_not_marked, reversed_ref, wrong_score.
+- ``rules.penalties`` allows the penalty ``wrong_ref``: the reference is missing, malformed or names
+  no legal play of the word (in either direction), but the claimed score is exactly the score of some
+  legal placement of that word with this rack (as written: its marked blanks stay blanks, and a
+  blank is read only where the rack lacks the letter).  Paid claimed
+  − ``rules.penalty``, or 0 when that leaves ``rules.penalty_floor`` or less.
+- ``rules.first_round_best_placement``: in round 1, on the empty board, the reference is optional
+  and the word is paid the best score it can make horizontally across the centre with the rack.
+  A reference that names another placement costs nothing (reason ``first_round_best``).
+
+With all three off (preset ``classic``) a slip is paid its real score at the written reference if the
+play is legal, else 0.
+
+A **reversed reference** is one that names the square of the word's first letter but the other
+direction: ``4H`` written for ``H4`` (or ``H4`` for ``4H``).  The word as written, played from that
+square in the other direction, must be legal; anything else wrong with the reference is not reversal.
+
+A **blank not marked** is an uppercase letter of a new tile that the rack cannot supply (beyond its
+own letters) while a blank can.  The play is read with the fewest blanks that make it possible,
+letters the player marked as blanks staying blanks; among those readings, the one scoring least is
+paid.
+
+Letters written on squares already covered are taken as the board shows them, whatever their case.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations
+
+from .checking import PlayError, check_play
+from .layout import CENTRE, SIZE
+from .notation import RefError, WordError, format_ref, parse_ref, parse_word
+from .tiles import BLANK_CHAR
+
+REASON_MESSAGES = {
+    "ok": "paid the real score",
+    "wrong_score": "the score claimed is not the real score",
+    "reversed_ref": "the reference was reversed",
+    "wrong_ref": "the reference is wrong but the score claimed is reachable by the word",
+    "first_round_best": "first round: paid the best placement of the word",
+    "blank_not_marked": "a blank was not marked",
+    "invalid_word": "a word formed is not in the lexicon",
+    "not_in_rack": "the letters are not in the rack",
+    "does_not_fit": "the play does not fit the board",
+    "not_connected": "the play does not touch the letters on the board",
+    "bad_ref": "the reference names no square",
+    "bad_word": "the word is not written in letters",
+    "no_slip": "no slip was handed in",
+    "late": "the slip was handed in after the end call",
+}
+
+# When several warnings apply to one slip, the one named.
+_WARNING_ORDER = ("blank_not_marked", "reversed_ref", "wrong_score")
+
+
+@dataclass(frozen=True)
+class Slip:
+    word: str | None
+    ref: str | None = None
+    claimed: int | None = None
+
+
+@dataclass(frozen=True)
+class Judgement:
+    paid: int
+    outcome: str  # "ok" | "warning" | "penalty" | "zero"
+    reason: str
+    message: str
+    play: object | None = None  # the Play paid (for a penalty: the placement reaching the claimed score)
+
+    @property
+    def is_warning(self) -> bool:
+        return self.outcome == "warning"
+
+
+def zero(reason: str, message: str | None = None) -> Judgement:
+    """A slip paid nothing, e.g. ``zero("no_slip")`` or ``zero("late")`` for the service."""
+    return Judgement(0, "zero", reason, message or REASON_MESSAGES.get(reason, reason))
+
+
+# --------------------------------------------------------------------------------------------------
+# Placing a word
+
+
+def _squares(row: int, col: int, horizontal: bool, length: int):
+    dr, dc = (0, 1) if horizontal else (1, 0)
+    return [(row + i * dr, col + i * dc) for i in range(length)]
+
+
+def _fits(board, word: str, row: int, col: int, horizontal: bool) -> list[int] | None:
+    """Indexes of the word's new tiles at this spot, or None when it leaves the board or a written
+    letter disagrees with a board tile."""
+    squares = _squares(row, col, horizontal, len(word))
+    if not all(0 <= r < SIZE and 0 <= c < SIZE for r, c in squares):
+        return None
+    new = []
+    for i, (r, c) in enumerate(squares):
+        on_board = board.get(r, c)
+        if on_board == ".":
+            new.append(i)
+        elif on_board.upper() != word[i].upper():
+            return None
+    return new
+
+
+def _readings(board, rack: str, word: str, row: int, col: int, horizontal: bool, mode: str) -> list[str]:
+    """Ways to write the word at this spot that the rack can supply (board letters in board case).
+
+    mode ``written``: the new tiles exactly as written; ``fix``: the player's blanks kept, the fewest
+    more blanks that make it possible; ``any``: every choice of blanks.
+    """
+    new = _fits(board, word, row, col, horizontal)
+    if new is None:
+        return []
+    squares = _squares(row, col, horizontal, len(word))
+    base = [board.get(r, c) if board.get(r, c) != "." else word[i].upper() for i, (r, c) in enumerate(squares)]
+    marked = frozenset(i for i in new if word[i].islower())
+    rack_letters = Counter(ch for ch in rack if ch != BLANK_CHAR)
+    blanks = rack.count(BLANK_CHAR)
+    feasible = []
+    for size in range(min(blanks, len(new)) + 1):
+        for chosen in combinations(new, size):
+            chosen = frozenset(chosen)
+            if mode != "any" and not marked <= chosen:
+                continue
+            if mode == "written" and chosen != marked:
+                continue
+            needed = Counter(base[i] for i in new if i not in chosen)
+            if needed - rack_letters:
+                continue
+            feasible.append(chosen)
+    if mode == "fix" and feasible:
+        fewest = min(len(chosen) for chosen in feasible)
+        feasible = [chosen for chosen in feasible if len(chosen) == fewest]
+    return ["".join(ch.lower() if i in chosen else ch for i, ch in enumerate(base)) for chosen in feasible]
+
+
+def _check(board, rack, reading, row, col, horizontal, lexicon, tileset, rules):
+    try:
+        return check_play(board, rack, reading, row, col, horizontal, lexicon, tileset, rules), None
+    except PlayError as error:
+        return None, error
+
+
+def _play_at(board, rack, word, row, col, horizontal, lexicon, tileset, rules, allow_fix: bool):
+    """(play, blank_fixed, error) for the word written at this spot."""
+    written = _readings(board, rack, word, row, col, horizontal, "written")
+    if written:
+        play, error = _check(board, rack, written[0], row, col, horizontal, lexicon, tileset, rules)
+        return play, False, error
+    # Not supplied by the rack as written (or it does not fit): let check_play say why.
+    _, error = _check(board, rack, _with_board_case(board, word, row, col, horizontal), row, col, horizontal,
+                      lexicon, tileset, rules)
+    if error is None or error.reason != "not_in_rack" or not allow_fix:
+        return None, False, error
+    best, first_error = None, None
+    for reading in _readings(board, rack, word, row, col, horizontal, "fix"):
+        play, fix_error = _check(board, rack, reading, row, col, horizontal, lexicon, tileset, rules)
+        if play is not None and (best is None or play.score < best.score):
+            best = play
+        first_error = first_error or fix_error
+    if best is not None:
+        return best, True, None
+    return None, False, first_error or error
+
+
+def _with_board_case(board, word: str, row: int, col: int, horizontal: bool) -> str:
+    out = []
+    for i, (r, c) in enumerate(_squares(row, col, horizontal, len(word))):
+        on_board = board.get(r, c) if 0 <= r < SIZE and 0 <= c < SIZE else "."
+        out.append(on_board if on_board != "." and on_board.upper() == word[i].upper() else word[i])
+    return "".join(out)
+
+
+def placements(board, rack: str, word: str, lexicon, tileset, rules, spots=None, mode: str = "fix") -> list:
+    """Every legal play of the word with this rack at the given spots ((row, col, horizontal), default
+    all), in board order.  mode ``fix`` (default): the word as written, its marked blanks kept and a
+    blank only where the rack lacks the letter; ``any``: whichever tiles are blanks."""
+    if spots is None:
+        spots = [(r, c, h) for r in range(SIZE) for c in range(SIZE) for h in (True, False)]
+    plays = []
+    for row, col, horizontal in spots:
+        for reading in _readings(board, rack, word, row, col, horizontal, mode):
+            play, _ = _check(board, rack, reading, row, col, horizontal, lexicon, tileset, rules)
+            if play is not None:
+                plays.append(play)
+    return plays
+
+
+# --------------------------------------------------------------------------------------------------
+# Judging
+
+
+def judge_slip(board, rack, round_number, slip, lexicon, tileset, rules, labelling="rows-letters") -> Judgement:
+    """Pay one slip (see the module's docstring)."""
+    try:
+        word = parse_word(slip.word, tileset)
+    except WordError as error:
+        return zero("bad_word", error.message)
+    if word.upper() not in lexicon:
+        return Judgement(0, "zero", "invalid_word", f"{word.upper()} is not in the lexicon {lexicon.name}")
+    if round_number == 1 and rules.first_round_best_placement and board.is_empty():
+        return _judge_first_round(board, rack, word, slip, lexicon, tileset, rules, labelling)
+
+    ref_error, first_error = None, None
+    try:
+        ref = parse_ref(slip.ref, labelling)
+    except RefError as error:
+        ref, ref_error = None, error
+    if ref is not None:
+        play, fixed, first_error = _play_at(
+            board, rack, word, ref.row, ref.col, ref.horizontal, lexicon, tileset, rules, rules.warnings
+        )
+        if play is not None:
+            return _pay(play, slip, rules, ["blank_not_marked"] if fixed else [], labelling)
+        if rules.warnings:
+            flipped = ref.flipped()
+            play, fixed, _ = _play_at(
+                board, rack, word, flipped.row, flipped.col, flipped.horizontal, lexicon, tileset, rules, True
+            )
+            if play is not None:
+                warnings = ["blank_not_marked", "reversed_ref"] if fixed else ["reversed_ref"]
+                return _pay(play, slip, rules, warnings, labelling)
+    if rules.penalties and slip.claimed is not None:
+        for play in placements(board, rack, word, lexicon, tileset, rules):
+            if play.score == slip.claimed:
+                return _penalty(play, slip, rules, labelling)
+    if ref is None:
+        return zero("bad_ref", f"{ref_error.message} ({ref_error.code})")
+    return _zero_from(first_error)
+
+
+def _zero_from(error: PlayError) -> Judgement:
+    reason = "does_not_fit" if error.reason == "not_centre" else error.reason
+    message = error.message
+    invalid = getattr(error, "invalid_words", None)
+    if reason == "invalid_word" and invalid:
+        message = f"not in the lexicon: {', '.join(invalid)}"
+    return Judgement(0, "zero", reason, message)
+
+
+def _score_note(play, slip) -> str:
+    if slip.claimed is None:
+        return f"no score written, real score {play.score}"
+    return f"{slip.claimed} claimed, real score {play.score}"
+
+
+def _pay(play, slip, rules, warnings: list[str], labelling: str, reason_if_ok: str = "ok") -> Judgement:
+    where = f"{play.word} {format_ref(play.row, play.col, play.horizontal, labelling)}"
+    notes = []
+    if "blank_not_marked" in warnings:
+        notes.append("a blank was not marked, paid the lowest-scoring reading")
+    if "reversed_ref" in warnings:
+        notes.append("the reference was reversed")
+    if slip.claimed != play.score and rules.warnings:
+        warnings = [*warnings, "wrong_score"]
+        notes.append(_score_note(play, slip))
+    if warnings:
+        reason = min(warnings, key=_WARNING_ORDER.index)
+        return Judgement(play.score, "warning", reason, f"{where} {play.score}: " + "; ".join(notes), play)
+    message = f"{where} {play.score}"
+    if reason_if_ok != "ok":
+        message += f": {REASON_MESSAGES[reason_if_ok]}"
+    elif slip.claimed != play.score:
+        message += f" ({_score_note(play, slip)})"
+    return Judgement(play.score, "ok", reason_if_ok, message, play)
+
+
+def _penalty(play, slip, rules, labelling: str) -> Judgement:
+    left = slip.claimed - rules.penalty
+    paid = left if left > rules.penalty_floor else 0
+    where = f"{play.word} {format_ref(play.row, play.col, play.horizontal, labelling)}"
+    written = (slip.ref or "").strip() or "no reference"
+    message = (
+        f"{written}: wrong reference; {slip.claimed} is reachable at {where}, "
+        f"paid {slip.claimed} - {rules.penalty}" + (f" (at most {rules.penalty_floor} left: 0)" if paid == 0 else "")
+    )
+    return Judgement(paid, "penalty", "wrong_ref", message, play)
+
+
+def _judge_first_round(board, rack, word, slip, lexicon, tileset, rules, labelling) -> Judgement:
+    """Round 1: the best horizontal placement across the centre; a blank not marked read lowest."""
+    centre_row, centre_col = CENTRE
+    spots = [
+        (centre_row, col, True)
+        for col in range(centre_col - len(word) + 1, centre_col + 1)
+        if col >= 0 and col + len(word) <= SIZE
+    ]
+    fixed = False
+    readings = _first_round_readings(board, rack, word, spots, "written")
+    if not readings and rules.warnings:
+        readings = _first_round_readings(board, rack, word, spots, "fix")
+        fixed = bool(readings)
+    best_by_reading = []
+    first_error = None
+    for reading in readings:
+        best = None
+        for row, col, horizontal in spots:
+            play, error = _check(board, rack, reading, row, col, horizontal, lexicon, tileset, rules)
+            first_error = first_error or error
+            if play is not None and (best is None or play.score > best.score):
+                best = play
+        if best is not None:
+            best_by_reading.append(best)
+    if not best_by_reading:
+        if first_error is None:
+            row, col, horizontal = spots[0]
+            _, first_error = _check(board, rack, word, row, col, horizontal, lexicon, tileset, rules)
+        return _zero_from(first_error)
+    play = min(best_by_reading, key=lambda p: p.score)
+    reason_if_ok = "ok"
+    if slip.ref and slip.ref.strip():
+        try:
+            ref = parse_ref(slip.ref, labelling)
+        except RefError:
+            ref = None
+        if ref is None or (ref.row, ref.col, ref.horizontal) != (play.row, play.col, play.horizontal):
+            reason_if_ok = "first_round_best"
+    return _pay(play, slip, rules, ["blank_not_marked"] if fixed else [], labelling, reason_if_ok)
+
+
+def _first_round_readings(board, rack, word, spots, mode) -> list[str]:
+    # On the empty board every spot needs the same tiles, so any spot gives the readings.
+    row, col, horizontal = spots[0]
+    return _readings(board, rack, word, row, col, horizontal, mode)
+
+
+# --------------------------------------------------------------------------------------------------
+# End of the game
+
+
+def warning_deduction(warnings: int, rules) -> int:
+    """Points deducted at the end of a game for this many warnings: the ones beyond
+    ``rules.free_warnings`` cost ``rules.warning_cost`` each."""
+    if not rules.warnings:
+        return 0
+    return max(0, warnings - rules.free_warnings) * rules.warning_cost
+
+
+def game_penalties(warning_counts: dict, rules) -> dict:
+    """Deduction per player, from each player's number of warnings in the game."""
+    return {player: warning_deduction(count, rules) for player, count in warning_counts.items()}
+
+
+def count_solos(round_scores) -> dict:
+    """Solos per player: a round where the player's score is strictly higher than every other
+    player's.  ``round_scores`` is one {player: paid score} per round, paid before the end-of-game
+    deductions, listing every player of the round (0 for a missing slip); a round with a single
+    player gives no solo."""
+    solos: dict = {}
+    for scores in round_scores:
+        if len(scores) < 2:
+            continue
+        ranked = sorted(scores.values(), reverse=True)
+        if ranked[0] > ranked[1]:
+            player = max(scores, key=scores.get)
+            solos[player] = solos.get(player, 0) + 1
+    return solos
+
+
+def solo_bonuses(round_scores, n_players: int, rules) -> dict:
+    """Bonus points per player for their solos: ``rules.solo_bonus`` each, when the game had at least
+    ``rules.solo_min_players`` players (players who played at least one round); otherwise none."""
+    if not rules.solos or n_players < rules.solo_min_players:
+        return {}
+    return {player: count * rules.solo_bonus for player, count in count_solos(round_scores).items()}
