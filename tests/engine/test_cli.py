@@ -117,3 +117,26 @@ def test_every_master_of_a_simulated_game_is_a_top_and_no_tile_is_lost():
     on_board = Counter("?" if ch.islower() else ch for row in board.rows() for ch in row if ch != ".")
     assert on_board + Counter(game.left) == Counter(english.full_bag())
     assert game.total == sum(record.score for record in game.rounds)
+
+
+@pytest.mark.skipif(not FIXTURES.exists(), reason="reference positions not available")
+def test_check_command_judges_slips_on_a_reference_position():
+    position = json.loads(FIXTURES.read_text().splitlines()[0])
+    top = position["top_moves"][0]  # BLOW down from 5D for 28
+    assert (top["word"], top["row"], top["col"], top["horizontal"]) == ("BLOW", 3, 4, False)
+    slips = [("BLOW", "5D", 28), ("BLOW", "5D", 27), ("BLOW", "D5", 28), ("BLOW", None, 28), ("BLWO", "5D", 28)]
+    stdin = "".join(
+        json.dumps({"board": position["board"], "rack": position["rack"], "round": 17, "word": w, "ref": r, "claimed": c})
+        + "\n"
+        for w, r, c in slips
+    )
+    result = run_engine("check", "--lexicon", "TWL06", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(o["paid"], o["outcome"], o["reason"]) for o in out] == [
+        (28, "ok", "ok"),
+        (28, "warning", "wrong_score"),
+        (28, "warning", "reversed_ref"),
+        (23, "penalty", "wrong_ref"),
+        (0, "zero", "invalid_word"),
+    ]
