@@ -182,3 +182,43 @@ def test_typed_short_rack_when_the_bag_runs_out():
 )
 def test_game_is_over(bag, kept, over):
     assert game_is_over(list(bag), kept, ENGLISH, FISF) is over
+
+
+def test_vowel_kinds_come_from_the_tile_set_data():
+    from engine.tiles import parse_tileset
+
+    # A set where Y is a plain consonant and the blank a plain vowel.
+    strict = parse_tileset("strict", "letter,count,value,vowel\nA,3,1,yes\nB,3,1,no\nY,3,1,no\n?,1,0,yes\n")
+    assert rack_is_valid("AYBBB", 1, strict, rules_preset("fisf", rack_size=5)) is False
+    assert rack_is_valid("AYBBB", 1, ENGLISH, rules_preset("fisf", rack_size=5)) is True
+    assert rack_is_valid("A?BBB", 1, strict, FISF) is True
+    assert rack_is_valid("AA?YA", 1, strict, FISF) is False  # one consonant: the blank is a vowel here
+    assert rack_is_valid("AA?YA", 1, ENGLISH, FISF) is True
+    assert game_is_over(list("YB"), "", strict, FISF) is True
+    assert game_is_over(list("YB"), "", ENGLISH, FISF) is False
+
+
+def random_cases(count):
+    cases = random.Random(2024)
+    tiles = sorted(set(ENGLISH.full_bag()))
+    for _ in range(count):
+        letters = [cases.choice(tiles) for _ in range(cases.randrange(31))]
+        kept = "".join(cases.choice(tiles) for _ in range(cases.randrange(7)))
+        yield letters, kept, cases.randrange(1, 31), cases.randrange(10**6)
+
+
+@pytest.mark.parametrize("letters, kept, round_number, seed", list(random_cases(80)))
+def test_a_draw_is_valid_or_the_game_is_over(letters, kept, round_number, seed):
+    try:
+        draw = draw_rack(letters, kept, round_number, random.Random(seed), ENGLISH, FISF)
+    except RackError as error:
+        assert error.code == "game_over"
+        assert minimums_in_force(letters + list(kept), round_number, ENGLISH, FISF) is None
+        return
+    assert Counter(draw.rack) + Counter(draw.bag) == Counter(letters) + Counter(kept)
+    assert len(draw.rack) == min(FISF.rack_size, len(letters) + len(kept))
+    assert rack_is_valid(draw.rack, round_number, ENGLISH, FISF, available=letters + list(kept))
+    if not draw.rejected:
+        assert draw.kept == "".join(sorted(kept, key=lambda ch: (ch == "?", ch)))
+    again = draw_rack(letters, kept, round_number, random.Random(seed), ENGLISH, FISF)
+    assert again == draw
