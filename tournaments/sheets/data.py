@@ -30,7 +30,7 @@ class StandingRow:
     table: int | None = None
     series: str = ""
     total: int = 0
-    diff: int = 0  # sum of the tops minus the total (printed as -N)
+    diff: int = 0  # the total minus the sum of the tops: 0 for the top, negative below it
     percent: float = 0.0  # of the sum of the tops
     tops: int = 0
     solos: int = 0
@@ -88,6 +88,7 @@ class RecordRound:
     master_score: int = 0
     top_total: int = 0
     tops: int = 1  # how many plays tied for the top
+    cancelled: bool = False  # no play was possible (or the game ended first): the letters went back
 
 
 @dataclass(frozen=True)

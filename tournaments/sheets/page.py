@@ -52,8 +52,10 @@ class _CountingCanvas(Canvas):
 
 
 def signed_diff(diff: int) -> str:
-    """The difference from the top as the federation prints it: -N, or 0 for the top's own score."""
-    return f"{MINUS}{diff}" if diff else "0"
+    """The difference from the top as the federation prints it: -N below the top, 0 on it (+N with bonuses)."""
+    if diff < 0:
+        return f"{MINUS}{-diff}"
+    return f"+{diff}" if diff else "0"
 
 
 def percent(value: float) -> str:

@@ -31,12 +31,18 @@ def _cells(line: RecordRound) -> list:
         str(line.number),
         line.rack,
         fit(" ".join(line.rejected), 116, MONO, 7.5),
-        fit(line.master_word, 106, MONO, 8.5) if line.master_word else "(no play)",
+        _master(line),
         line.master_ref,
         str(line.master_score),
         str(line.tops) if line.tops > 1 else "",
         str(line.top_total),
     ]
+
+
+def _master(line: RecordRound) -> str:
+    if line.cancelled:
+        return "(cancelled)"
+    return fit(line.master_word, 106, MONO, 8.5) if line.master_word else "(no play)"
 
 
 def _rounds_table(record: GameRecord) -> Table:

@@ -82,7 +82,7 @@ def render_standings(standings: Standings) -> bytes:
         note = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
         summary = (
             f"{len(standings.rows)} players · sum of the tops {standings.top_total} · "
-            "Diff.: the sum of the tops minus the player's total · ties share a rank"
+            "Diff.: the player's total minus the sum of the tops · ties share a rank"
         )
         if games:
             summary += " and are broken by the last game, then its last round, the round before..."

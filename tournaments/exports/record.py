@@ -1,0 +1,163 @@
+"""The complete record of a game as JSON: enough to play the game back (``restore.restore_record``) and get
+the same results and standings.
+
+It holds the tournament's settings, the game's seed, the players (with the round after which each
+arrived), and per round the rack as drawn (kept and new letters, rejected draws, random or typed), its
+times, every slip handed in (replaced ones too, in order), the arbitrator's corrections with their reasons,
+the master, and the results as judged; then the final board and the standings, for checking.
+"""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from tournaments import selectors
+from tournaments.models import Game, LogEntry, Result, Round, Slip
+from tournaments.services import game_players
+
+RECORD_FORMAT = "duplicate-arbiter/game-record"
+RECORD_VERSION = 1
+CORRECTION_KEY = "correction:"
+
+
+def _iso(moment) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _play(play: dict | None) -> dict | None:
+    return None if play is None else {"word": play["word"], "ref": play["ref"], "score": play["score"]}
+
+
+def _players(game: Game) -> list[dict]:
+    rows = []
+    for player in game_players(game).select_related("first_game"):
+        arrived_here = player.first_game_id == game.pk
+        rows.append(
+            {
+                "key": player.pk,
+                "name": player.name,
+                "table": player.table,
+                "series": player.series,
+                "arrival_round": player.arrival_round if arrived_here else 0,
+            }
+        )
+    return rows
+
+
+def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], results: list[Result]) -> dict:
+    handed_in, corrections = [], []
+    for slip in slips:
+        body = {"player": slip.player_id, "word": slip.word, "ref": slip.ref, "claimed": slip.claimed}
+        if slip.key.startswith(CORRECTION_KEY):
+            entry = reasons.get(slip.pk)
+            corrections.append(
+                {
+                    **body,
+                    "reason": entry.reason if entry else "",
+                    "at": _iso(entry.at) if entry else None,
+                    "by": entry.actor.get_username() if entry and entry.actor else None,
+                }
+            )
+        else:
+            handed_in.append(
+                {
+                    **body,
+                    "key": slip.key,
+                    "received_at": _iso(slip.received_at),
+                    "entered": slip.entered_by_id is not None,
+                }
+            )
+    return {
+        "number": round.number,
+        "status": round.status,
+        "rack": round.rack,
+        "kept": round.kept,
+        "drawn": round.drawn,
+        "rejected": list(round.rejected),
+        "typed": round.typed,
+        "drawn_at": _iso(round.drawn_at),
+        "started_at": _iso(round.started_at),
+        "deadline": _iso(round.deadline),
+        "closed_at": _iso(round.closed_at),
+        "top_score": round.top_score,
+        "tops": [_play(top) for top in round.tops],
+        "master": _play(round.master),
+        "slips": handed_in,
+        "corrections": corrections,
+        "results": [
+            {
+                "player": r.player_id,
+                "paid": r.paid,
+                "outcome": r.outcome,
+                "reason": r.reason,
+                "corrected": r.corrected,
+            }
+            for r in results
+        ],
+    }
+
+
+def export_record(game: Game) -> dict:
+    """The game's complete record, ready for ``json.dumps``."""
+    tournament = game.tournament
+    rounds = list(game.rounds.order_by("number", "id"))
+    slips: dict[int, list[Slip]] = {r.pk: [] for r in rounds}
+    for slip in Slip.objects.filter(round__game=game).order_by("id"):
+        slips[slip.round_id].append(slip)
+    results: dict[int, list[Result]] = {r.pk: [] for r in rounds}
+    for result in Result.objects.filter(round__game=game).order_by("player_id"):
+        results[result.round_id].append(result)
+    reasons = {
+        entry.slip_id: entry
+        for entry in LogEntry.objects.filter(game=game, action="slip_correct")
+        .select_related("actor")
+        .order_by("id")
+    }
+    standings = selectors.game_standings(game=game)
+    return {
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
+        "exported_at": timezone.now().isoformat(),
+        "tournament": {
+            "name": tournament.name,
+            "lexicon": tournament.lexicon,
+            "lexicon_sha256": tournament.lexicon_sha256,
+            "tileset": tournament.tileset,
+            "ruleset": tournament.ruleset,
+            "rule_overrides": dict(tournament.rule_overrides),
+            "round_seconds": tournament.round_seconds,
+            "coordinates": tournament.coordinates,
+        },
+        "game": {
+            "number": game.number,
+            "seed": game.seed,
+            "status": game.status,
+            "end_reason": game.end_reason,
+            "created_at": _iso(game.created_at),
+            "ended_at": _iso(game.ended_at),
+            "board": list(game.board),
+            "bag": game.bag,
+        },
+        "players": _players(game),
+        "rounds": [_round(r, slips[r.pk], reasons, results[r.pk]) for r in rounds],
+        "standings": [
+            {
+                key: row.get(key)
+                for key in (
+                    "rank",
+                    "player",
+                    "name",
+                    "table",
+                    "series",
+                    "total",
+                    "diff",
+                    "percent",
+                    "tops",
+                    "solos",
+                    "warnings",
+                    "penalties",
+                )
+            }
+            for row in standings
+        ],
+    }

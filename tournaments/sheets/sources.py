@@ -1,0 +1,175 @@
+"""The sheets' plain data, read from the selectors: the only module of the sheets that knows the models."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from tournaments import selectors
+from tournaments.models import Game, Player, Round, Tournament
+from tournaments.services import game_players
+
+from .data import GameRecord, Header, RecordRound, Scoresheet, ScoresheetRound, StandingRow, Standings
+
+
+def _day(moment) -> str:
+    return timezone.localdate(moment).isoformat() if moment else ""
+
+
+def game_day(game: Game) -> str:
+    """The day the game was played: its first draw, else its creation."""
+    first = game.rounds.order_by("drawn_at").values_list("drawn_at", flat=True).first()
+    return _day(first or game.created_at)
+
+
+def header_for(tournament: Tournament, game: Game | None = None) -> Header:
+    if game is None:
+        last = tournament.games.order_by("-number").first()
+        day = game_day(last) if last else _day(tournament.created_at)
+        label = ""
+    else:
+        day, label = game_day(game), f"Game {game.number}"
+    return Header(
+        tournament=tournament.name,
+        game=label,
+        date=day,
+        lexicon=tournament.lexicon,
+        lexicon_sha256=tournament.lexicon_sha256,
+        ruleset=tournament.ruleset,
+        coordinates=tournament.coordinates,
+    )
+
+
+def _standing_row(row: dict) -> StandingRow:
+    return StandingRow(
+        rank=row["rank"],
+        name=row["name"],
+        table=row.get("table"),
+        series=row.get("series") or "",
+        total=row["total"],
+        diff=row["diff"],
+        percent=row["percent"],
+        tops=row["tops"],
+        solos=row["solos"],
+        warnings=row["warnings"],
+        penalties=row["penalties"],
+        game_totals=tuple(entry["total"] for entry in row.get("games", ())),
+    )
+
+
+def _sum_of_tops(rows: list[dict]) -> int:
+    return rows[0]["total"] - rows[0]["diff"] if rows else 0
+
+
+def game_standings_sheet(game: Game) -> Standings:
+    rows = selectors.game_standings(game=game)
+    return Standings(
+        header=header_for(game.tournament, game),
+        rows=tuple(_standing_row(row) for row in rows),
+        top_total=_sum_of_tops(rows),
+    )
+
+
+def tournament_standings_sheet(tournament: Tournament) -> Standings:
+    rows = selectors.tournament_standings(tournament=tournament)
+    numbers = list(tournament.games.order_by("number").values_list("number", flat=True))
+    return Standings(
+        header=header_for(tournament),
+        rows=tuple(_standing_row(row) for row in rows),
+        top_total=_sum_of_tops(rows),
+        game_labels=tuple(f"G{number}" for number in numbers),
+    )
+
+
+def rack_display(kept: str, drawn: str) -> str:
+    """The rack as announced: the kept letters, a +, then the new ones (no + on a fresh rack)."""
+    return f"{kept}+{drawn}" if kept else drawn
+
+
+def _racks(game: Game) -> dict[int, str]:
+    closed = game.rounds.filter(status=Round.Status.CLOSED).values_list("number", "kept", "drawn", "rack")
+    return {
+        number: rack_display(kept, drawn) if kept or drawn else rack for number, kept, drawn, rack in closed
+    }
+
+
+def _scoresheet(
+    game: Game, player: Player, header: Header, standing: dict | None, players: int, racks: dict[int, str]
+) -> Scoresheet:
+    lines = []
+    for row in selectors.player_rounds(game=game, player=player):
+        top = row.get("top") or {}
+        lines.append(
+            ScoresheetRound(
+                number=row["number"],
+                rack=racks.get(row["number"], row["rack"]),
+                word=row.get("word") or "",
+                ref=row.get("ref") or "",
+                claimed=row.get("claimed"),
+                paid=row["paid"],
+                outcome=row["outcome"],
+                reason=row["reason"],
+                top_word=top.get("word") or "",
+                top_ref=top.get("ref") or "",
+                top_score=row.get("top_score") or 0,
+                total=row["total"],
+                top_total=row["top_total"],
+            )
+        )
+    return Scoresheet(
+        header=header,
+        name=player.name,
+        table=player.table,
+        series=player.series,
+        rounds=tuple(lines),
+        summary=_standing_row(standing) if standing else None,
+        players=players,
+        top_total=lines[-1].top_total if lines else 0,
+        solo_points=(standing or {}).get("solo_points", 0),
+        warning_points=(standing or {}).get("warning_points", 0),
+    )
+
+
+def scoresheet_for(game: Game, player: Player) -> Scoresheet:
+    standings = selectors.game_standings(game=game)
+    standing = next((row for row in standings if row["player"] == player.pk), None)
+    return _scoresheet(
+        game, player, header_for(game.tournament, game), standing, len(standings), _racks(game)
+    )
+
+
+def scoresheets_for(game: Game) -> list[Scoresheet]:
+    """Every player of the game, in table order (players without a table last, by name)."""
+    standings = {row["player"]: row for row in selectors.game_standings(game=game)}
+    header = header_for(game.tournament, game)
+    racks = _racks(game)
+    players = sorted(
+        game_players(game), key=lambda p: (p.table is None, p.table or 0, p.name.casefold(), p.pk)
+    )
+    return [_scoresheet(game, p, header, standings.get(p.pk), len(standings), racks) for p in players]
+
+
+def game_record_sheet(game: Game) -> GameRecord:
+    record = selectors.game_record(game=game)
+    lines = []
+    for row in record["rounds"]:
+        master = row.get("master") or {}
+        lines.append(
+            RecordRound(
+                number=row["number"],
+                rack=rack_display(row.get("kept") or "", row.get("drawn") or "") or row["rack"],
+                rejected=tuple(row.get("rejected") or ()),
+                master_word=master.get("word") or "",
+                master_ref=master.get("ref") or "",
+                master_score=master.get("score") or 0,
+                top_total=row["top_total"],
+                tops=row.get("tops") or 1,
+                cancelled=row.get("status") == Round.Status.CANCELLED,
+            )
+        )
+    return GameRecord(
+        header=header_for(game.tournament, game),
+        rounds=tuple(lines),
+        board=tuple(record["board"]),
+        tileset=game.tournament.tileset,
+        status="over" if game.status == Game.Status.OVER else "",
+    )

@@ -1,0 +1,168 @@
+"""Printable sheets and exports over HTTP (arbitrators only, by token or console session).
+
+Views stay thin: find the game, read through ``sources``/selectors, render, answer with the file. Errors
+leave as ServiceError, which the API's exception handler turns into the contract's error shape.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.http import HttpResponse
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments import selectors
+from tournaments.api.permissions import IsArbitrator
+from tournaments.errors import NotFound, ServiceError
+from tournaments.exports import export_record, restore_record, results_file, standings_csv
+from tournaments.models import Game, Tournament
+from tournaments.services import game_players
+
+from . import sources
+from .record import render_record
+from .scoresheet import render_scoresheet, render_scoresheets
+from .standings import render_standings
+
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+
+
+class FilesFirstNegotiation(BaseContentNegotiation):
+    """The answer is a file whatever the Accept header says; errors are JSON (the first renderer)."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class RecordParser(JSONParser):
+    """A game record is far larger than the API's other bodies: its own, larger, cap."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        raw = stream.read(MAX_RECORD_BYTES + 1) if stream is not None else b""
+        if len(raw) > MAX_RECORD_BYTES:
+            raise ServiceError("too_large", f"a game record is at most {MAX_RECORD_BYTES} bytes", status=413)
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ServiceError("malformed", f"the body is not valid JSON: {error}") from None
+
+
+def _game(game_id: int) -> Game:
+    game = Game.objects.select_related("tournament").filter(pk=game_id).first()
+    if game is None:
+        raise NotFound("not_found", f"no game {game_id}")
+    return game
+
+
+def _tournament(tournament_id: int) -> Tournament:
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None:
+        raise NotFound("not_found", f"no tournament {tournament_id}")
+    return tournament
+
+
+def _file(
+    content: bytes | str, content_type: str, filename: str, *, attachment: bool = False
+) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    disposition = "attachment" if attachment else "inline"
+    response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _pdf(content: bytes, filename: str) -> HttpResponse:
+    return _file(content, "application/pdf", filename)
+
+
+class ArbitratorFileView(APIView):
+    permission_classes = [IsArbitrator]
+    content_negotiation_class = FilesFirstNegotiation
+
+
+class GameStandingsPdfView(ArbitratorFileView):
+    def get(self, request, game_id: int):
+        game = _game(game_id)
+        return _pdf(render_standings(sources.game_standings_sheet(game)), f"standings-game-{game.pk}.pdf")
+
+
+class GameRecordPdfView(ArbitratorFileView):
+    def get(self, request, game_id: int):
+        game = _game(game_id)
+        return _pdf(render_record(sources.game_record_sheet(game)), f"record-game-{game.pk}.pdf")
+
+
+class GameScoresheetsPdfView(ArbitratorFileView):
+    def get(self, request, game_id: int):
+        game = _game(game_id)
+        sheets = sources.scoresheets_for(game)
+        if not sheets:
+            raise ServiceError("no_players", "this game has no players yet", status=409)
+        return _pdf(render_scoresheets(sheets), f"scoresheets-game-{game.pk}.pdf")
+
+
+class PlayerScoresheetPdfView(ArbitratorFileView):
+    def get(self, request, game_id: int, player_id: int):
+        game = _game(game_id)
+        player = game_players(game).filter(pk=player_id).first()
+        if player is None:
+            raise NotFound("not_found", f"no player {player_id} in game {game.pk}")
+        sheet = sources.scoresheet_for(game, player)
+        return _pdf(render_scoresheet(sheet), f"scoresheet-game-{game.pk}-player-{player.pk}.pdf")
+
+
+class TournamentStandingsPdfView(ArbitratorFileView):
+    def get(self, request, tournament_id: int):
+        tournament = _tournament(tournament_id)
+        sheet = sources.tournament_standings_sheet(tournament)
+        return _pdf(render_standings(sheet), f"standings-tournament-{tournament.pk}.pdf")
+
+
+class StandingsCsvView(ArbitratorFileView):
+    def get(self, request, game_id: int):
+        game = _game(game_id)
+        body = standings_csv(selectors.game_standings(game=game))
+        return _file(
+            body.encode("utf-8"), "text/csv; charset=utf-8", f"standings-game-{game.pk}.csv", attachment=True
+        )
+
+
+class ResultsFileView(ArbitratorFileView):
+    def get(self, request, game_id: int):
+        game = _game(game_id)
+        body = results_file(selectors.game_standings(game=game))
+        return _file(body, "text/plain; charset=iso-8859-1", f"results-game-{game.pk}.txt", attachment=True)
+
+
+class RecordJsonView(ArbitratorFileView):
+    def get(self, request, game_id: int):
+        game = _game(game_id)
+        body = json.dumps(export_record(game), ensure_ascii=False, indent=1)
+        return _file(body.encode("utf-8"), "application/json", f"record-game-{game.pk}.json", attachment=True)
+
+
+class RecordImportView(APIView):
+    """POST a game record: it is played back as a new game of this tournament."""
+
+    permission_classes = [IsArbitrator]
+    parser_classes = [RecordParser]
+
+    def post(self, request, tournament_id: int):
+        tournament = _tournament(tournament_id)
+        game = restore_record(record=request.data, tournament=tournament, actor=request.user)
+        return Response(
+            {
+                "tournament": tournament.pk,
+                "game": game.pk,
+                "number": game.number,
+                "status": game.status,
+                "rounds": game.rounds.filter(status="closed").count(),
+                "players": game_players(game).count(),
+            },
+            status=201,
+        )
