@@ -7,8 +7,17 @@ version and reloads reads the new state.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
+import time
+import weakref
+
 from django.core.cache import cache
 from django.db import transaction
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
 
 
 def _key(game_id: int) -> str:
@@ -31,3 +40,238 @@ def notify_game_changed(game_id: int) -> None:
 
 def game_version(game_id: int) -> int:
     return int(cache.get(_key(game_id)) or 0)
+
+
+# What the pages receive: the public state of a game, built once per version and shared by every listener.
+#
+# Phones, the projector and the console hold a server-sent events stream (/games/<id>/events). Under
+# ASGI (uvicorn), one watcher task per process reads the versions of the watched games from the cache
+# every WATCH_TICK seconds and, on a change, builds the snapshot once and wakes every stream of that game:
+# a thousand idle phones cost one cache read per tick, not a thousand. Under WSGI (runserver, the test
+# server) each stream polls the version itself.
+
+WATCH_TICK = 0.1
+SNAPSHOT_TIMEOUT = 600
+STANDINGS_SHOWN = 10
+PUBLIC_GAME_FIELDS = (
+    "id", "status", "round", "round_status", "board", "bag_count", "rack", "kept", "drawn", "rejected",
+    "deadline", "coordinates", "labels", "round_seconds", "join_code", "tileset", "number", "end_reason",
+    "tournament_name", "players",
+)
+# Changes that only move the count of slips received are sent to listeners that asked for progress.
+PROGRESS_FIELDS = ("progress",)
+
+
+def _snapshot_key(game_id: int, version: int) -> str:
+    return f"game:{game_id}:snapshot:{version}"
+
+
+def build_snapshot(game_id: int) -> dict | None:
+    """The public state of a game: what any page may show (no slips of other players before the close)."""
+    from tournaments import selectors
+    from tournaments.models import Game, Round
+
+    game = Game.objects.select_related("tournament").filter(pk=game_id).first()
+    if game is None:
+        return None
+    state = selectors.game_state(game=game)
+    public = {key: state[key] for key in PUBLIC_GAME_FIELDS if key in state}
+    current = game.rounds.exclude(status=Round.Status.CANCELLED).order_by("-number").first()
+    last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
+    last = None
+    if last_closed is not None:
+        detail = selectors.round_detail(round=last_closed)
+        last = {key: detail.get(key) for key in ("number", "rack", "top_score", "tops", "master")}
+    progress = None
+    if current is not None and current.status == Round.Status.OPEN:
+        counts = selectors.round_progress(round=current)
+        progress = {"round": current.number, "received": counts["received"], "players": counts["players"]}
+    standings = [
+        {key: row.get(key) for key in ("rank", "player", "name", "table", "total", "diff", "percent")}
+        for row in selectors.game_standings(game=game)[:STANDINGS_SHOWN]
+    ]
+    return {
+        "game_id": game.pk,
+        "status": public.get("status", game.status),
+        "round": current.number if current is not None else None,
+        "round_status": current.status if current is not None else None,
+        "deadline": current.deadline.isoformat() if current is not None and current.deadline else None,
+        "game": public,
+        "last": last,
+        "progress": progress,
+        "standings": standings,
+    }
+
+
+def game_snapshot(game_id: int) -> dict | None:
+    """The snapshot at the current version, from the shared cache when another process already built it."""
+    version = game_version(game_id)
+    key = _snapshot_key(game_id, version)
+    snapshot = cache.get(key)
+    if snapshot is None:
+        snapshot = build_snapshot(game_id)
+        if snapshot is None:
+            return None
+        snapshot["version"] = version
+        cache.set(key, snapshot, timeout=SNAPSHOT_TIMEOUT)
+    return snapshot
+
+
+def without_progress(snapshot: dict) -> dict:
+    return {key: value for key, value in snapshot.items() if key not in PROGRESS_FIELDS and key != "version"}
+
+
+def game_versions(game_ids) -> dict[int, int]:
+    """Versions of several games in one cache round trip."""
+    ids = list(game_ids)
+    found = cache.get_many([_key(game_id) for game_id in ids])
+    return {game_id: int(found.get(_key(game_id)) or 0) for game_id in ids}
+
+
+HEARTBEAT_SECONDS = 15.0
+SYNC_STREAM_SECONDS = 55.0
+SYNC_POLL_SECONDS = 0.25
+
+
+def _snapshot_json(snapshot: dict) -> str:
+    from django.core.serializers.json import DjangoJSONEncoder
+
+    return json.dumps(snapshot, cls=DjangoJSONEncoder, separators=(",", ":"))
+
+
+def with_server_time(snapshot_json: str) -> str:
+    """The snapshot's JSON with the server's time of sending first (for the pages' clock correction)."""
+    now = timezone.now()
+    stamp = f'{{"server_time":"{now.isoformat()}","server_ms":{int(now.timestamp() * 1000)}'
+    return stamp + ("," + snapshot_json[1:] if len(snapshot_json) > 2 else "}")
+
+
+def sse_event(data: str, event: str = "state") -> str:
+    return f"event: {event}\ndata: {data}\n\n"
+
+
+class _Watched:
+    """One game's listeners in this process, and the last snapshot they were sent."""
+
+    def __init__(self) -> None:
+        self.listeners = 0
+        self.version: int | None = None
+        self.full: dict | None = None  # the last snapshot without its version
+        self.core: dict | None = None  # ... and without the progress counts
+        self.seq = 0  # bumped when anything shown changed
+        self.core_seq = 0  # bumped when more than the progress counts changed
+        self.payload: str | None = None
+        self.changed = asyncio.Event()
+
+    def publish(self, snapshot: dict) -> None:
+        full = {key: value for key, value in snapshot.items() if key != "version"}
+        if full == self.full:
+            return
+        core = without_progress(snapshot)
+        self.seq += 1
+        if core != self.core:
+            self.core_seq += 1
+            self.core = core
+        self.full = full
+        self.payload = _snapshot_json(snapshot)
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+
+def _snapshot_in_thread(game_id: int) -> dict | None:
+    from django.db import connections
+
+    try:
+        return game_snapshot(game_id)
+    finally:
+        connections.close_all()
+
+
+class VersionWatcher:
+    """Per process and event loop: one task reads the watched games' versions and wakes their streams."""
+
+    def __init__(self, tick: float = WATCH_TICK) -> None:
+        self.tick = tick
+        self.games: dict[int, _Watched] = {}
+        self._task: asyncio.Task | None = None
+
+    def _watch(self, game_id: int) -> _Watched:
+        watched = self.games.setdefault(game_id, _Watched())
+        watched.listeners += 1
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        return watched
+
+    async def _run(self) -> None:
+        while self.games:
+            try:
+                versions = await asyncio.to_thread(game_versions, list(self.games))
+                for game_id, version in versions.items():
+                    watched = self.games.get(game_id)
+                    if watched is None or (watched.version == version and watched.payload is not None):
+                        continue
+                    snapshot = await asyncio.to_thread(_snapshot_in_thread, game_id)
+                    watched.version = version
+                    if snapshot is not None:
+                        watched.publish(snapshot)
+            except Exception:  # a cache or database hiccup: keep the streams, try again next tick
+                logger.exception("live watcher")
+                await asyncio.sleep(1.0)
+            for game_id in [gid for gid, watched in self.games.items() if watched.listeners <= 0]:
+                del self.games[game_id]
+            await asyncio.sleep(self.tick)
+
+    async def stream(self, game_id: int, *, progress: bool = False, heartbeat: float = HEARTBEAT_SECONDS):
+        """Server-sent events for one listener: the current state at once, then every change."""
+        watched = self._watch(game_id)
+        seen = None
+        try:
+            yield "retry: 1000\n\n"
+            while True:
+                current = watched.seq if progress else watched.core_seq
+                if watched.payload is not None and current != seen:
+                    seen = current
+                    yield sse_event(with_server_time(watched.payload))
+                    continue
+                try:
+                    await asyncio.wait_for(watched.changed.wait(), heartbeat)
+                except TimeoutError:
+                    yield ": ping\n\n"
+        finally:
+            watched.listeners -= 1
+
+
+_watchers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def watcher() -> VersionWatcher:
+    """The watcher of the running event loop (one per server process)."""
+    loop = asyncio.get_running_loop()
+    found = _watchers.get(loop)
+    if found is None:
+        found = _watchers[loop] = VersionWatcher()
+    return found
+
+
+def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_STREAM_SECONDS,
+                poll: float = SYNC_POLL_SECONDS):
+    """The same events for a WSGI server: one thread per listener, so it ends after `duration` seconds and
+    the browser reconnects by itself."""
+    yield "retry: 1000\n\n"
+    started = last_sent = time.monotonic()
+    sent = None
+    while time.monotonic() - started < duration:
+        snapshot = game_snapshot(game_id)
+        if snapshot is None:
+            return
+        shown = {key: value for key, value in snapshot.items() if key != "version"}
+        if not progress:
+            shown = without_progress(snapshot)
+        if shown != sent:
+            sent = shown
+            last_sent = time.monotonic()
+            yield sse_event(with_server_time(_snapshot_json(snapshot)))
+        elif time.monotonic() - last_sent > HEARTBEAT_SECONDS:
+            last_sent = time.monotonic()
+            yield ": ping\n\n"
+        time.sleep(poll)

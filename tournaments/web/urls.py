@@ -1,5 +1,13 @@
 from django.urls import include, path
 
+from tournaments.web import views
+
 urlpatterns = [
     path("console/", include("tournaments.web.console_urls")),
+    path("join", views.join_page, name="join"),
+    path("join/<str:code>", views.join_page, name="join-code"),
+    path("games/<int:game_id>/play", views.phone_page, name="phone"),
+    path("games/<int:game_id>/projector", views.projector_page, name="projector"),
+    path("games/<int:game_id>/live", views.game_live, name="game-live"),
+    path("games/<int:game_id>/events", views.game_events, name="game-events"),
 ]

@@ -1,0 +1,133 @@
+// Live updates of a game: subscribe(gameId, onChange) calls onChange(info) whenever the game changes
+// (a new rack, a start, a close, a new master, a correction, the end), within a second.
+//
+// The page holds one server-sent events stream (/games/<id>/events). A phone on venue Wi-Fi then sends
+// nothing while it waits: no request per second per phone filling the air, and the server pushes the
+// change the moment it happens. When the stream cannot be held (old browser, a proxy that buffers),
+// the page falls back to polling /games/<id>/live, which answers the same JSON.
+//
+// info: {version, status, round, round_status, deadline, server_time, server_ms,
+//        game: {...GET /api/games/<id> public part...}, last: {...last closed round...} | null,
+//        standings: [...top of the standings...]}
+
+import { serverClock, serverMsOf } from "./clock.js";
+
+const POLL_MS = 1000;
+const RESYNC_MS = 60000;
+const STREAM_RETRY_MS = 30000;
+
+export function subscribe(gameId, onChange, { clock = serverClock, base = "", onStatus, progress = false } = {}) {
+  // progress: also wake up when only the count of slips received changes (console, projector).
+  const streamUrl = `${base}/games/${gameId}/events${progress ? "?progress=1" : ""}`;
+  const pollUrl = `${base}/games/${gameId}/live`;
+  let lastVersion = null;
+  let stopped = false;
+  let source = null;
+  let pollTimer = null;
+  let failures = 0;
+
+  function status(text) {
+    if (onStatus) onStatus(text);
+  }
+
+  function deliver(info) {
+    if (!info || stopped) return;
+    if (info.version === lastVersion) return;
+    lastVersion = info.version;
+    try {
+      onChange(info);
+    } catch (err) {
+      console.error(err);
+    }
+  }
+
+  async function pollOnce() {
+    const sentAt = Date.now();
+    const res = await fetch(pollUrl, { cache: "no-store", headers: { Accept: "application/json" } });
+    const receivedAt = Date.now();
+    if (!res.ok) throw new Error(`live: ${res.status}`);
+    const info = await res.json();
+    clock.addSample(serverMsOf(info), sentAt, receivedAt);
+    deliver(info);
+    return info;
+  }
+
+  function schedulePoll(delay) {
+    clearTimeout(pollTimer);
+    pollTimer = setTimeout(async () => {
+      if (stopped || source) return;
+      try {
+        await pollOnce();
+        status("polling");
+      } catch (err) {
+        status("offline");
+      }
+      schedulePoll(POLL_MS);
+    }, delay);
+  }
+
+  function openStream() {
+    if (stopped) return;
+    if (typeof EventSource === "undefined") {
+      schedulePoll(0);
+      return;
+    }
+    const openedAt = Date.now();
+    let first = true;
+    source = new EventSource(streamUrl);
+    source.addEventListener("state", (ev) => {
+      let info;
+      try {
+        info = JSON.parse(ev.data);
+      } catch (err) {
+        return;
+      }
+      if (first) {
+        // Opening the stream is a round trip too: a first, rough clock sample.
+        clock.addSample(serverMsOf(info), openedAt, Date.now());
+        first = false;
+      }
+      failures = 0;
+      status("live");
+      deliver(info);
+    });
+    source.onerror = () => {
+      failures += 1;
+      status("reconnecting");
+      if (source && (source.readyState === EventSource.CLOSED || failures >= 3)) {
+        source.close();
+        source = null;
+        schedulePoll(0);
+        setTimeout(() => {
+          if (!stopped && !source) {
+            clearTimeout(pollTimer);
+            failures = 0;
+            openStream();
+          }
+        }, STREAM_RETRY_MS);
+      }
+    };
+  }
+
+  function onVisible() {
+    // A phone waking up may have missed changes while its connection slept: ask once, now.
+    if (document.visibilityState === "visible" && !stopped) {
+      pollOnce().catch(() => status("offline"));
+    }
+  }
+
+  clock.sync(`${pollUrl}?clock=1`).then(() => {
+    if (!stopped) pollOnce().catch(() => {});
+  });
+  const resync = setInterval(() => clock.sync(`${pollUrl}?clock=1`, { count: 2 }), RESYNC_MS);
+  document.addEventListener("visibilitychange", onVisible);
+  openStream();
+
+  return function unsubscribe() {
+    stopped = true;
+    clearInterval(resync);
+    clearTimeout(pollTimer);
+    document.removeEventListener("visibilitychange", onVisible);
+    if (source) source.close();
+  };
+}

@@ -1,0 +1,234 @@
+"""The player's phone page, the join page, the projector, and the live feed they (and the console) follow."""
+
+from __future__ import annotations
+
+import segno
+from django.core.handlers.asgi import ASGIRequest
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from tournaments import live
+from tournaments.models import Game
+
+SIZE = 15
+LETTERS = "ABCDEFGHIJKLMNO"
+# The standard premium layout (W triple word, w double word, L triple letter, l double letter). The engine
+# keeps the same grid in engine.layout, which is not part of its public API.
+PREMIUM_LAYOUT = (
+    "W..l...W...l..W",
+    ".w...L...L...w.",
+    "..w...l.l...w..",
+    "l..w...l...w..l",
+    "....w.....w....",
+    ".L...L...L...L.",
+    "..l...l.l...l..",
+    "W..l...w...l..W",
+    "..l...l.l...l..",
+    ".L...L...L...L.",
+    "....w.....w....",
+    "l..w...l...w..l",
+    "..w...l.l...w..",
+    ".w...L...L...w.",
+    "W..l...W...l..W",
+)
+PREMIUM_CLASS = {"W": "tw", "w": "dw", "L": "tl", "l": "dl", ".": ""}
+
+
+def board_context(rows: list[str] | None, coordinates: str = "rows-letters") -> dict:
+    """Context for templates/partials/board.html: labels in the tournament's labelling, premiums, tiles.
+
+    ``rows``: 15 strings, row A (top) first, ``.`` empty, uppercase a tile, lowercase a blank.
+    """
+    rows = list(rows or ["." * SIZE] * SIZE)
+    numbers = [str(n) for n in range(1, SIZE + 1)]
+    letters = list(LETTERS[:SIZE])
+    row_labels, column_labels = (numbers, letters) if coordinates == "rows-numbers" else (letters, numbers)
+    grid = []
+    for r in range(SIZE):
+        line = rows[r] if r < len(rows) else ""
+        cells = []
+        for c in range(SIZE):
+            ch = line[c] if c < len(line) else "."
+            cells.append({
+                "row": r,
+                "col": c,
+                "premium": PREMIUM_CLASS[PREMIUM_LAYOUT[r][c]],
+                "centre": (r, c) == (SIZE // 2, SIZE // 2),
+                "letter": "" if ch == "." else ch.upper(),
+                "blank": ch != "." and ch.islower(),
+            })
+        grid.append({"label": row_labels[r], "cells": cells})
+    return {"labelling": coordinates, "columns": column_labels, "rows": grid}
+
+
+def reason_texts() -> dict[str, str]:
+    """What each outcome reason of a paid slip means, in the reader's language."""
+    return {
+        "ok": _("Correct."),
+        "wrong_score": _("The score written was wrong: you are paid the real score, with a warning."),
+        "reversed_ref": _("The reference was reversed (across/down): paid, with a warning."),
+        "wrong_ref": _("The reference was wrong, but the score is reachable by that word: penalty."),
+        "first_round_best": _("First round: paid the best score this word can make."),
+        "blank_not_marked": _("A blank was not marked: paid the lowest reading, with a warning."),
+        "invalid_word": _("A word formed is not in the word list."),
+        "not_in_rack": _("The letters played are not in the rack."),
+        "does_not_fit": _("The play does not fit on the board."),
+        "not_connected": _("The play does not touch the tiles on the board."),
+        "not_centre": _("The first play must cover the centre square."),
+        "bad_ref": _("The reference names no square."),
+        "bad_word": _("The word is not written with letters only."),
+        "no_slip": _("No slip was handed in."),
+        "late": _("The slip arrived after the end of the round."),
+    }
+
+
+def outcome_texts() -> dict[str, str]:
+    return {"ok": _("OK"), "warning": _("Warning"), "penalty": _("Penalty"), "zero": _("Zero")}
+
+
+def phone_texts() -> dict[str, str]:
+    return {
+        "waiting": _("Waiting for the next rack"),
+        "drawn": _("Rack drawn: the clock starts soon"),
+        "open": _("Round open: hand in your slip"),
+        "closed": _("Round closed"),
+        "over": _("The game is over"),
+        "round_n": _("Round %(n)s"),
+        "call30": _("30 seconds left"),
+        "time_up": _("Time is up"),
+        "sending": _("Sending your slip…"),
+        "accepted": _("Accepted: the arbitrator holds this slip."),
+        "retrying": _("Not received yet (no network). Retrying with the same slip…"),
+        "refused_closed": _("Not accepted: the round was closed before the slip arrived."),
+        "refused": _("Not accepted: %(message)s"),
+        "need_word": _("Write the word."),
+        "need_ref": _("Pick the start square on the board or type the reference (e.g. H4 across, 4H down)."),
+        "bad_ref": _("This reference names no square."),
+        "across": _("across"),
+        "down": _("down"),
+        "blank": _("blank"),
+        "kept": _("kept from the last round"),
+        "points": _("%(n)s points"),
+        "no_score": _("no score written"),
+        "received_at": _("received at %(time)s"),
+        "you_hold": _("Your slip: %(word)s at %(ref)s, %(score)s"),
+        "replace": _("Replace my slip"),
+        "submit": _("Hand in my slip"),
+        "top": _("Top"),
+        "master": _("Master move"),
+        "yours": _("Your result"),
+        "paid": _("paid %(n)s"),
+        "claimed": _("claimed %(n)s"),
+        "no_play": _("no play possible"),
+        "live": _("live"),
+        "reconnecting": _("reconnecting…"),
+        "offline": _("offline: retrying"),
+        "polling": _("live (polling)"),
+        "not_joined": _("You have not joined this game on this device."),
+        "bag": _("Bag"),
+        "closed_form": _("The round is closed: no slip can be handed in or changed."),
+    }
+
+
+def _tile_values(game: Game) -> dict[str, int]:
+    try:
+        tiles = game.tournament.tiles
+        return {letter.letter: letter.value for letter in tiles.letters}
+    except Exception:  # an unknown tile set only loses the small values on the rack tiles
+        return {}
+
+
+def _game_or_404(game_id: int) -> Game:
+    return get_object_or_404(Game.objects.select_related("tournament"), pk=game_id)
+
+
+def _page_context(request: HttpRequest, game: Game) -> dict:
+    snapshot = live.game_snapshot(game.pk) or {}
+    state = snapshot.get("game", {})
+    coordinates = game.tournament.coordinates
+    return {
+        "game": game,
+        "tournament": game.tournament,
+        "snapshot": snapshot,
+        "board": board_context(state.get("board") or game.board, coordinates),
+        "config": {
+            "game": game.pk,
+            "labelling": coordinates,
+            "values": _tile_values(game),
+            "round_seconds": game.tournament.round_seconds,
+            "text": phone_texts(),
+            "reasons": reason_texts(),
+            "outcomes": outcome_texts(),
+            "join_url": reverse("join"),
+        },
+    }
+
+
+@require_GET
+def join_page(request: HttpRequest, code: str = "") -> HttpResponse:
+    """Join a game with its code (typed, or from the QR code that opens /join/<code>)."""
+    join_text = {
+        "joining": _("Joining…"),
+        "failed": _("Could not join: %(message)s"),
+        "offline": _("No network: try again."),
+        "missing": _("Type the game code and your name."),
+    }
+    return render(request, "phone/join.html", {"code": code.upper(), "join_text": join_text})
+
+
+@require_GET
+def phone_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The player's phone: board, rack, countdown, the slip, the receipt and the results."""
+    game = _game_or_404(game_id)
+    return render(request, "phone/play.html", _page_context(request, game))
+
+
+@require_GET
+def projector_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The hall's screen: large board, rack, countdown, last top and master, top of the standings."""
+    game = _game_or_404(game_id)
+    context = _page_context(request, game)
+    join_url = request.build_absolute_uri(reverse("join-code", args=[game.join_code]))
+    context["join_url"] = join_url
+    context["join_qr"] = segno.make(join_url, error="m").svg_inline(scale=6, omitsize=True)
+    return render(request, "projector/projector.html", context)
+
+
+@never_cache
+@require_GET
+def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
+    """The live snapshot as one JSON answer: the fallback of the event stream and the pages' time source.
+
+    ``?clock=1`` answers only the server's time and the version (for the clock correction).
+    """
+    now = timezone.now()
+    stamp = {"server_time": now.isoformat(), "server_ms": int(now.timestamp() * 1000)}
+    if request.GET.get("clock"):
+        if not Game.objects.filter(pk=game_id).exists():
+            raise Http404
+        return JsonResponse({**stamp, "version": live.game_version(game_id)})
+    snapshot = live.game_snapshot(game_id)
+    if snapshot is None:
+        raise Http404
+    return JsonResponse({**stamp, **snapshot})
+
+
+@require_GET
+async def game_events(request: HttpRequest, game_id: int) -> StreamingHttpResponse:
+    """Server-sent events: the snapshot at once, then at every change (``?progress=1``: slip counts too)."""
+    if not await Game.objects.filter(pk=game_id).aexists():
+        raise Http404
+    progress = bool(request.GET.get("progress"))
+    if isinstance(request, ASGIRequest):
+        events = live.watcher().stream(game_id, progress=progress)
+    else:
+        events = live.sync_stream(game_id, progress=progress)
+    response = StreamingHttpResponse(events, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache, no-store"
+    response["X-Accel-Buffering"] = "no"  # a buffering reverse proxy would hold the events back
+    return response
