@@ -301,7 +301,7 @@ def test_close_pays_slips_and_gives_no_slip_to_the_others(game, make_player, arb
 
 
 def test_the_master_changes_among_tied_tops_until_the_next_draw(game):
-    rnd = open_round(game, rack="ACEILMN")  # MELANIC at H3 and H5
+    rnd = open_round(game, rack="ACEILMN")  # MELANIC at H4 and H6
     services.round_close(round=rnd)
     rnd.refresh_from_db()
     assert rnd.top_score == 78 and len(rnd.tops) == 2

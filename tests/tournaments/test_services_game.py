@@ -23,7 +23,7 @@ from tournaments.models import Game, LogEntry, Result, Round
 
 pytestmark = pytest.mark.django_db
 
-TYPED_FIRST_RACK = "ACEILMN"  # MELANIC at H3 and H5 tie on the empty board
+TYPED_FIRST_RACK = "ACEILMN"  # MELANIC at H4 and H6 tie on the empty board
 
 
 def ref_of(play) -> str:

@@ -1,0 +1,114 @@
+"""The clock with a real Celery worker on Redis and PostgreSQL: a 2-second round closes by itself."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+
+from tournaments import services
+from tournaments.models import Result, Round
+from tournaments.tasks import ping
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql" or not settings.BROKER.redis_url,
+        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A Celery worker process on the test database and the test Redis."""
+    db = connection.settings_dict
+    user = db["USER"] or "postgres"
+    password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=f"postgres://{user}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        REDIS_URL=settings.BROKER.redis_url,
+        DJANGO_SETTINGS_MODULE="arbiter.settings.test",
+        LEXICON_CACHE_DIR=str(settings.LEXICON_CACHE_DIR),
+    )
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "arbiter", "worker", "--purge", "--pool", "threads",
+             "--concurrency", "4", "--loglevel", "info", "--without-gossip", "--without-mingle"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    try:
+        token = uuid.uuid4().hex
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"the worker stopped: {log.read_text()[-3000:]}")
+            ping.delay(token)
+            time.sleep(0.5)
+            if cache.get(f"ping:{token}") == "pong":
+                break
+        else:
+            pytest.fail(f"the worker did not answer: {log.read_text()[-3000:]}")
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def wait_for(predicate, seconds: float):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    return predicate()
+
+
+def test_a_two_second_round_is_closed_by_the_worker_at_its_deadline(worker, make_game, make_player):
+    game = make_game(round_seconds=2)
+    ann, _ = make_player(game, "Ann")
+    bob, _ = make_player(game, "Bob")
+    rnd = services.round_draw(game=game, rack="ACEILMN")
+    # The worker computes the tops as soon as the rack is drawn.
+    assert wait_for(lambda: Round.objects.filter(pk=rnd.pk, tops_ready=True).exists(), 10)
+    rnd = services.round_start(round=rnd)
+    services.slip_submit(round=rnd, player=ann, word="MELANIC", ref="H4", score=78, key="a")
+    services.slip_submit(round=rnd, player=bob, word="MELANIC", ref="H3", score=70, key="b")
+
+    closed = wait_for(lambda: Round.objects.filter(pk=rnd.pk, status=Round.Status.CLOSED).first(), 6)
+    seen_at = time.time()
+    assert closed is not None, "the worker did not close the round"
+    assert closed.closed_at >= closed.deadline
+    assert seen_at - closed.deadline.timestamp() < 1.0
+    results = {r.player_id: r for r in Result.objects.filter(round=rnd)}
+    assert len(results) == 2 and results[ann.pk].paid == 78 and results[bob.pk].outcome == "warning"
+
+
+def test_a_duplicate_close_task_does_nothing(worker, make_game, make_player):
+    from tournaments.tasks import close_round
+
+    game = make_game(round_seconds=1)
+    make_player(game)
+    rnd = services.round_start(round=services.round_draw(game=game))
+    for _ in range(3):
+        close_round.apply_async(args=[rnd.pk], countdown=1.2)
+    assert wait_for(lambda: Round.objects.filter(pk=rnd.pk, status=Round.Status.CLOSED).exists(), 6)
+    time.sleep(1.0)
+    assert Result.objects.filter(round=rnd).count() == 1
