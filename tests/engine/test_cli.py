@@ -140,3 +140,27 @@ def test_check_command_judges_slips_on_a_reference_position():
         (23, "penalty", "wrong_ref"),
         (0, "zero", "invalid_word"),
     ]
+
+
+def test_rounds_without_a_play_are_cancelled_and_redrawn(tmp_path):
+    from engine.lexicon import import_lexicon
+
+    english, rules = load_tileset("english"), rules_preset("fisf")
+    words = ["AE", "EA", "AT", "TA", "ET", "TE", "EAT", "TEA", "ATE", "ETA", "EE", "AA"]
+    lexicon = import_lexicon("tiny-game", words, english, cache_dir=tmp_path).lexicon
+    game = simulate_game(3, lexicon, english, rules)
+    cancelled = [r for r in game.rounds if r.master is None]
+    assert cancelled and game.end
+    board = Board.empty()
+    numbers = []
+    for record in game.rounds:
+        tops = find_tops(board, record.rack.replace("+", ""), lexicon, english, rules)
+        if record.master is None:
+            assert tops.score is None
+        else:
+            assert record.master in tops.plays
+            board = board.place(record.master)
+            numbers.append(record.number)
+    assert numbers == list(range(1, len(numbers) + 1))  # a cancelled round does not count
+    on_board = Counter("?" if ch.islower() else ch for row in board.rows() for ch in row if ch != ".")
+    assert on_board + Counter(game.left) == Counter(english.full_bag())
