@@ -280,11 +280,10 @@ def _penalty(play, slip, rules, labelling: str) -> Judgement:
     left = slip.claimed - rules.penalty
     paid = left if left > rules.penalty_floor else 0
     where = f"{play.word} {format_ref(play.row, play.col, play.horizontal, labelling)}"
-    written = (slip.ref or "").strip() or "no reference"
-    message = (
-        f"{written}: wrong reference; {slip.claimed} is reachable at {where}, "
-        f"paid {slip.claimed} - {rules.penalty}" + (f" (at most {rules.penalty_floor} left: 0)" if paid == 0 else "")
-    )
+    written = (slip.ref or "").strip()
+    problem = f"the reference {written} is wrong" if written else "no reference was written"
+    rest = f"{slip.claimed} - {rules.penalty} = {left}" + (f", {rules.penalty_floor} or less: 0" if paid == 0 else "")
+    message = f"{problem}; {slip.claimed} is reachable at {where}: paid {rest}"
     return Judgement(paid, "penalty", "wrong_ref", message, play)
 
 
