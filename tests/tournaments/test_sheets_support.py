@@ -1,0 +1,131 @@
+"""Fixtures shared by the sheets and exports tests (imported by test_sheets*.py and test_exports*.py).
+
+``played_game`` plays a short game through the services with players whose names need more than ASCII:
+a typed first rack, random racks after it, tops, a wrong score, a reversed reference, a missing slip, a
+late arrival, a correction with its reason, and the end of the game.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from engine.board import Board
+from engine.movegen import generate_plays
+from engine.notation import format_ref
+from tournaments import services
+from tournaments.lexicons import get_lexicon
+from tournaments.models import Game, Player, Round, Slip
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+ZOE, LUKASZ, JEAN, ANNA, PAUL = "Zoé Lefèvre", "Łukasz Żmuda", 'Jean "Le Roi" Dupont', "Анна Петрова", "Paul Martin"
+FIRST_RACK = "AEINRST"
+ROUNDS = 4
+
+
+def pdf_text(pdf: bytes, tmp_path: Path, name: str = "sheet") -> str:
+    """The text of a PDF as ``pdftotext -layout`` reads it."""
+    path = tmp_path / f"{name}.pdf"
+    path.write_bytes(pdf)
+    return subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def pdf_pages(pdf: bytes, tmp_path: Path, name: str = "sheet") -> int:
+    path = tmp_path / f"{name}.pdf"
+    path.write_bytes(pdf)
+    info = subprocess.run(["pdfinfo", str(path)], check=True, capture_output=True, text=True).stdout
+    return int(next(line.split()[-1] for line in info.splitlines() if line.startswith("Pages:")))
+
+
+def screenshot(pdf: bytes, name: str, page: int = 1) -> Path:
+    """A PNG of one page at 60 dpi in test-artifacts/, to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    source = ARTIFACTS / f"{name}.pdf"
+    source.write_bytes(pdf)
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", str(page), "-l", str(page), "-singlefile", str(source),
+                    str(ARTIFACTS / name)], check=True)
+    return ARTIFACTS / f"{name}.png"
+
+
+@dataclass
+class PlayedGame:
+    game: Game
+    players: dict[str, Player]
+    tokens: dict[str, str]
+    masters: list[dict] = field(default_factory=list)  # per round: the master as stored (word, ref, score)
+
+
+def _plays(round: Round) -> list:
+    tournament = round.game.tournament
+    plays = generate_plays(Board.from_rows(round.board), round.rack, get_lexicon(tournament.lexicon),
+                           tournament.tiles, tournament.rules)
+    return sorted(plays, key=lambda play: (-play.score, play.word, play.row, play.col, play.horizontal))
+
+
+def _ref(play, labelling: str, reversed_: bool = False) -> str:
+    return format_ref(play.row, play.col, play.horizontal != reversed_, labelling)
+
+
+def play_game(tournament, arbitrator, *, seed: int = 7, rounds: int = ROUNDS, end: bool = True) -> PlayedGame:
+    game = services.game_create(tournament=tournament, seed=seed)
+    labelling = tournament.coordinates
+    players, tokens = {}, {}
+    for name, table in ((ZOE, 1), (LUKASZ, 2), (JEAN, 3), (ANNA, None)):
+        players[name], tokens[name] = services.player_register(game=game, name=name, table=table,
+                                                               series="2" if table == 2 else "")
+    played = PlayedGame(game, players, tokens)
+    start = timezone.now() - timedelta(hours=2)
+    for number in range(1, rounds + 1):
+        if number == 2:
+            players[PAUL], tokens[PAUL] = services.player_register(game=game, name=PAUL, table=5)
+        round = services.round_draw(game=game, rack=FIRST_RACK if number == 1 else None, actor=arbitrator)
+        opened = start + timedelta(minutes=5 * number)
+        round = services.round_start(round=round, actor=arbitrator, now=opened)
+        round = services.round_compute_tops(round=round)
+        plays = _plays(round)
+        top, other = plays[0], next(p for p in plays if p.score < plays[0].score)
+        received = opened + timedelta(seconds=30)
+
+        def hand_in(name, word, ref, score, key, round=round, received=received):
+            services.slip_submit(round=round, player=players[name], word=word, ref=ref, score=score, key=key,
+                                 now=received)
+
+        master = round.master
+        hand_in(ZOE, master["word"], master["ref"], master["score"], f"z{number}")
+        hand_in(LUKASZ, other.word, _ref(other, labelling), other.score + (3 if number == 2 else 0), f"l{number}")
+        if number == 3:
+            hand_in(JEAN, top.word, _ref(top, labelling, reversed_=True), top.score, f"j{number}")
+        else:
+            hand_in(JEAN, other.word, _ref(other, labelling), other.score, f"j{number}")
+        if number != 2:
+            hand_in(ANNA, other.word, _ref(other, labelling), other.score, f"a{number}")
+        if number >= 2:
+            hand_in(PAUL, other.word, _ref(other, labelling), other.score, f"p{number}")
+        services.round_close(round=round, actor=arbitrator, now=opened + timedelta(seconds=200))
+        round.refresh_from_db()
+        played.masters.append(round.master)
+        if number == 2:
+            slip = Slip.objects.get(round=round, player=players[LUKASZ], current=True)
+            services.slip_correct(slip=slip, reason="score misread from the paper slip", actor=arbitrator,
+                                  score=other.score)
+    if end:
+        services.game_end(game=game, actor=arbitrator)
+    game.refresh_from_db()
+    return played
+
+
+@pytest.fixture
+def sheets_tournament(make_tournament, arbitrator):
+    return make_tournament(name="Open de Vichy — Festival", solo_min_players=3, created_by=arbitrator)
+
+
+@pytest.fixture
+def played_game(sheets_tournament, arbitrator) -> PlayedGame:
+    return play_game(sheets_tournament, arbitrator)
