@@ -64,10 +64,13 @@ _CODES = {
 
 
 def _code_for(exc: exceptions.APIException) -> str:
+    """A code given where the exception was raised (e.g. a permission's ``code``), else one per kind."""
+    codes = exc.get_codes()
+    if isinstance(codes, str) and codes != exc.default_code:
+        return codes
     for cls in type(exc).__mro__:
         if cls in _CODES:
             return _CODES[cls]
-    codes = exc.get_codes()
     return codes if isinstance(codes, str) else "error"
 
 
