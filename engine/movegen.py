@@ -13,6 +13,7 @@ is below the best score found: every tied play is still found, the set of tops i
 """
 from __future__ import annotations
 
+import operator
 import weakref
 from dataclasses import dataclass
 
@@ -130,14 +131,18 @@ class _Orientation:
 
 
 class _Search:
-    """One move search: a rack against a board.  ``keep_best`` keeps only the plays at the best score
-    seen so far (and lets the bound prune); otherwise every play is kept."""
+    """One move search: a rack against a board.
 
-    def __init__(self, board, rack: str, lexicon, tileset, rules, keep_best: bool):
+    A *window* is a stretch of a row where a play's main word could lie: from a start to an end with an
+    empty square (or the edge) after it, holding 1..len(rack) empty squares, touching an anchor.  Each
+    window gets an upper bound on the score of any play filling it; a walk from a start only follows
+    DAWG paths that can end exactly at one of its windows still worth visiting.
+    """
+
+    def __init__(self, board, rack: str, lexicon, tileset, rules):
         self.lexicon = lexicon
         self.tileset = tileset
         self.rules = rules
-        self.keep_best = keep_best
         self.counts = [0] * 27  # tiles on the rack by letter code; index 0 counts the blanks
         for ch in rack:
             t = encode(ch)
@@ -148,54 +153,107 @@ class _Search:
             else:
                 self.counts[t] += 1
         self.rack_len = len(rack)
+        self.letters = sum(1 << c for c in range(1, 27) if self.counts[c])
+        values = tileset.values
+        self.rack_values = sorted(
+            (values[BLANK] if t == BLANK else values[t] for t in map(encode, rack)), reverse=True
+        )
         first_move = board.is_empty()
         directions = (True,) if first_move and rules.first_move_horizontal else (True, False)
         self.orientations = [
             _Orientation(board.squares, h, lexicon, tileset, first_move) for h in directions
         ]
         self.best = -1
+        self.keep_best = False
         self.found = []  # (score, orientation, start square, ((square, tile), ...))
 
-    def starts(self):
-        """(orientation, start square) pairs from which a connected play can begin."""
-        reach = min(self.rack_len, SIZE)
+    def units(self):
+        """(best bound, orientation, start square, [(bound, word length), ...]) for every start with a
+        window."""
+        values = self.tileset.values
+        rack_len, rack_values = self.rack_len, self.rack_values
+        bingo, bingo_tiles = self.rules.bingo_bonus, self.rules.rack_size
+        avail = ALL_LETTERS if self.counts[0] else self.letters
+        units = []
         for o in self.orientations:
-            sq, anchor = o.squares, o.anchor
-            for r in range(SIZE):
-                base = r * SIZE
-                for s in range(SIZE):
-                    i = base + s
-                    if s > 0 and sq[i - 1] != EMPTY:
+            sq, allowed, cross_base, anchor = o.squares, o.allowed, o.cross_base, o.anchor
+            lm, wm = o.letter_mult, o.word_mult
+            for row_start in range(0, SIZE * SIZE, SIZE):
+                row_end = row_start + SIZE
+                for s in range(row_start, row_end):
+                    if s > row_start and sq[s - 1]:
                         continue
-                    if sq[i] != EMPTY:
-                        yield o, i
-                        continue
-                    # The squares from s to the first anchor are empty: it must be within reach.
-                    for k in range(min(reach, SIZE - s)):
-                        if anchor[i + k]:
-                            yield o, i
-                            break
+                    windows = []
+                    new, board_sum, cross_sum, wmul, hooked = 0, 0, 0, 1, False
+                    letter_mults, cross_mults = [], []
+                    for e in range(s, row_end):
+                        t = sq[e]
+                        if t:
+                            board_sum += values[t]
+                            hooked = True
+                        else:
+                            if not allowed[e] & avail or new == rack_len:
+                                break
+                            new += 1
+                            hooked = hooked or anchor[e]
+                            wmul *= wm[e]
+                            letter_mults.append(lm[e])
+                            if cross_base[e] >= 0:
+                                cross_mults.append(wm[e])
+                                cross_sum += cross_base[e] * wm[e]
+                            else:
+                                cross_mults.append(0)
+                        if hooked and new and e > s and (e + 1 == row_end or not sq[e + 1]):
+                            # Rack values paired with the best coefficients (rearrangement inequality).
+                            coefficients = sorted(
+                                [a * (wmul + b) for a, b in zip(letter_mults, cross_mults, strict=True)], reverse=True
+                            )
+                            bound = wmul * board_sum + cross_sum + sum(map(operator.mul, coefficients, rack_values))
+                            if new == bingo_tiles:
+                                bound += bingo
+                            windows.append((bound, e - s + 1))
+                    if windows:
+                        units.append((max(windows)[0], o, s, windows))
+        return units
 
-    def run(self):
-        for o, start in self.starts():
-            self.walk_from(o, start)
+    def run(self, keep_best: bool):
+        """Walk every start; with ``keep_best``, best bound first, keeping only the plays at the best
+        score and skipping windows whose bound is below it."""
+        self.keep_best = keep_best
+        units = self.units()
+        if keep_best:
+            units.sort(key=operator.itemgetter(0), reverse=True)
+        for top_bound, o, start, windows in units:
+            if keep_best:
+                if top_bound < self.best:
+                    break
+                lengths = 0
+                for bound, length in windows:
+                    if bound >= self.best:
+                        lengths |= 1 << length
+            else:
+                lengths = 0
+                for _, length in windows:
+                    lengths |= 1 << length
+            self.walk_from(o, start, lengths)
         return self
 
-    def walk_from(self, o, start: int) -> None:
+    def walk_from(self, o, start: int, word_lengths: int) -> None:
+        """Follow the DAWG from ``start`` for the words whose length is a bit of ``word_lengths``."""
         lexicon = self.lexicon
-        arcs, masks = lexicon.arcs, lexicon.masks
+        arcs, masks, suffixes = lexicon.arcs, lexicon.masks, lexicon.lengths
         values = self.tileset.values
         counts = self.counts
-        sq, allowed, cross_base, anchor = o.squares, o.allowed, o.cross_base, o.anchor
+        sq, allowed, cross_base = o.squares, o.allowed, o.cross_base
         lm, wm = o.letter_mult, o.word_mult
         end = start - start % SIZE + SIZE
-        rack_len = self.rack_len
-        bingo = self.rules.bingo_bonus if rack_len == self.rules.rack_size else 0
+        bingo = self.rules.bingo_bonus
+        bingo_tiles = self.rules.rack_size
         placed = []
         found = self.found
         keep_best = self.keep_best
 
-        def walk(p, node, main, wmul, cross, hooked):
+        def walk(p, node, main, wmul, cross, letters):
             while p < end and sq[p]:
                 t = sq[p]
                 node = arcs.get(node << 5 | (t & LETTER_MASK))
@@ -203,11 +261,13 @@ class _Search:
                     return
                 main += values[t]
                 p += 1
-                hooked = True
+            depth = p - start
+            if not (suffixes[node] << depth) & word_lengths:
+                return
             m = masks[node]
-            if m & 1 and hooked and placed:
+            if m & 1 and word_lengths >> depth & 1:
                 score = main * wmul + cross
-                if len(placed) == rack_len:
+                if len(placed) == bingo_tiles:
                     score += bingo
                 if keep_best:
                     if score >= self.best:
@@ -217,27 +277,26 @@ class _Search:
                         found.append((score, o, start, tuple(placed)))
                 else:
                     found.append((score, o, start, tuple(placed)))
-            if p == end or len(placed) == rack_len:
+            if p == end:
                 return
-            letters = m & allowed[p]
-            if not counts[0]:
-                rack_mask = 0
-                for c in range(1, 27):
-                    if counts[c]:
-                        rack_mask |= 1 << c
-                letters &= rack_mask
+            candidates = m & allowed[p] & (ALL_LETTERS if counts[0] else letters)
             lmul, wmf, cb = lm[p], wm[p], cross_base[p]
-            hooked = hooked or anchor[p]
-            while letters:
-                low = letters & -letters
-                letters ^= low
+            depth += 1
+            while candidates:
+                low = candidates & -candidates
+                candidates ^= low
                 c = low.bit_length() - 1
                 child = arcs[node << 5 | c]
+                if not (suffixes[child] << depth) & word_lengths:
+                    continue
                 if counts[c]:
                     counts[c] -= 1
                     v = values[c] * lmul
                     placed.append((p, c))
-                    walk(p + 1, child, main + v, wmul * wmf, cross + (cb + v) * wmf if cb >= 0 else cross, hooked)
+                    walk(
+                        p + 1, child, main + v, wmul * wmf, cross + (cb + v) * wmf if cb >= 0 else cross,
+                        letters if counts[c] else letters ^ low,
+                    )
                     placed.pop()
                     counts[c] += 1
                 if counts[0]:
@@ -245,11 +304,11 @@ class _Search:
                     t = c | BLANK
                     v = values[t] * lmul
                     placed.append((p, t))
-                    walk(p + 1, child, main + v, wmul * wmf, cross + (cb + v) * wmf if cb >= 0 else cross, hooked)
+                    walk(p + 1, child, main + v, wmul * wmf, cross + (cb + v) * wmf if cb >= 0 else cross, letters)
                     placed.pop()
                     counts[0] += 1
 
-        walk(start, 0, 0, 1, 0, False)
+        walk(start, 0, 0, 1, 0, self.letters)
 
     # -----------------------------------------------------------------------------------------------
 
@@ -288,12 +347,12 @@ def _make_play(o: _Orientation, start: int, placed, score: int) -> Play:
 
 def generate_plays(board, rack: str, lexicon, tileset, rules) -> list[Play]:
     """Every legal play of ``rack`` on ``board`` (a one-tile play forming words both ways, once)."""
-    return _Search(board, rack, lexicon, tileset, rules, keep_best=False).run().plays()
+    return _Search(board, rack, lexicon, tileset, rules).run(keep_best=False).plays()
 
 
 def find_tops(board, rack: str, lexicon, tileset, rules) -> Tops:
     """The best score and every play that reaches it (score None when no play exists)."""
-    search = _Search(board, rack, lexicon, tileset, rules, keep_best=True).run()
+    search = _Search(board, rack, lexicon, tileset, rules).run(keep_best=True)
     plays = search.plays()
     return Tops(search.best if plays else None, tuple(sorted(plays, key=_play_order)))
 
