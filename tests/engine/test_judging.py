@@ -4,6 +4,9 @@ The board after round 1 holds HORN at H6 (row H, columns 6-9).  Premium squares 
 references): H4 and H12 double letter, H8 double word (the centre), 6J triple letter.
 """
 
+import json
+from pathlib import Path
+
 import pytest
 
 from engine.board import Board
@@ -17,7 +20,8 @@ from engine.judging import (
     warning_deduction,
     zero,
 )
-from engine.lexicon import import_lexicon
+from engine.lexicon import import_lexicon, load_lexicon
+from engine.notation import format_ref
 from engine.rules import rules_preset
 from engine.tiles import load_tileset
 
@@ -284,3 +288,33 @@ def test_penalty_reads_an_unmarked_blank_either_way_but_keeps_marked_ones(lexico
     assert (j.paid, j.outcome, j.reason) == (5, "penalty", "wrong_ref")
     j = judge(lexicon, "?ABESST", "SHEeTS", "H6", 10)  # the marked blank scores 8 there, not 10
     assert (j.paid, j.outcome, j.reason) == (0, "zero", "does_not_fit")
+
+
+FIXTURES = Path("/work/shared/fixtures/positions_twl06.jsonl")
+
+
+@pytest.mark.skipif(not FIXTURES.exists(), reason="reference positions not available")
+def test_reference_tops_are_paid_in_full_and_reversed_references_cost_a_warning():
+    twl = load_lexicon("TWL06")
+    checked = 0
+    for line in FIXTURES.read_text().splitlines()[:80]:
+        position = json.loads(line)
+        board = Board.from_rows(position["board"])
+        round_number = 1 if board.is_empty() else 5
+        for top in position["top_moves"]:
+            ref = format_ref(top["row"], top["col"], top["horizontal"])
+            j = judge_slip(board, position["rack"], round_number, Slip(top["word"], ref, top["score"]), twl, ENGLISH, FISF)
+            assert (j.paid, j.outcome, j.reason) == (top["score"], "ok", "ok"), position["id"]
+            flipped = format_ref(top["row"], top["col"], not top["horizontal"])
+            j = judge_slip(
+                board, position["rack"], round_number, Slip(top["word"], flipped, top["score"]), twl, ENGLISH, FISF
+            )
+            assert j.paid <= top["score"] and j.outcome == "warning", position["id"]
+            if j.reason == "reversed_ref":
+                assert j.paid == top["score"]
+            if top["word"] != top["word"].upper():
+                unmarked = Slip(top["word"].upper(), ref, top["score"])
+                j = judge_slip(board, position["rack"], round_number, unmarked, twl, ENGLISH, FISF)
+                assert j.paid <= top["score"] and j.outcome in ("ok", "warning"), position["id"]
+            checked += 1
+    assert checked >= 80
