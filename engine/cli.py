@@ -7,7 +7,8 @@
   ``{"error": ...}`` and the exit status 1.
 - ``simulate``: plays a whole duplicate game from a seed and prints its record.
 - ``check``: JSON lines ``{"board", "rack", "round", "word", "ref", "claimed"}`` on stdin, one
-  judgement out per slip: ``{"paid", "outcome", "reason", "message"}``.
+  judgement out per slip: ``{"paid", "outcome", "reason", "message"}`` (``round`` defaults to 2, the
+  board to the empty board).
 """
 
 from __future__ import annotations
