@@ -1,0 +1,1 @@
+"""The arbitrator's console: server-side pages that call the services and the selectors."""

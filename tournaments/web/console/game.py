@@ -1,0 +1,180 @@
+"""A game's control screen: the board, the round in play, the clock, the slips coming in, tops and master."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from tournaments import selectors, services
+from tournaments.errors import ServiceError
+from tournaments.models import Game, Round
+from tournaments.web.forms import DrawForm, MasterForm
+from tournaments.web.views import board_context
+
+from . import queries
+from .access import report_error, report_form_errors, staff_required
+from .texts import game_status_text, round_status_text
+
+
+def game_breadcrumbs(game: Game, *tail) -> list:
+    tournament = game.tournament
+    crumbs = [
+        (_("Tournaments"), reverse("console-home")),
+        (tournament.name, reverse("console-tournament", args=[tournament.pk])),
+    ]
+    label = _("Game %(number)s") % {"number": game.number}
+    if tail:
+        crumbs.append((label, reverse("console-game", args=[game.pk])))
+        crumbs.extend(tail)
+    else:
+        crumbs.append((label, None))
+    return crumbs
+
+
+def panel_context(game: Game) -> dict:
+    """What the live part of the game screen shows; rebuilt on every change of the game."""
+    state = selectors.game_state(game=game)
+    round = selectors.current_round(game)
+    detail = selectors.round_detail(round=round, arbitrator=True) if round is not None else None
+    status = round.status if round is not None else None
+    in_play = status in (Round.Status.DRAWN, Round.Status.OPEN)
+    is_last = round is not None and not game.rounds.filter(number__gt=round.number).exists()
+    tops = []
+    if detail and detail["tops"]:
+        master = detail["master"] or {}
+        for top in detail["tops"]:
+            tops.append({**top, "is_master": (top["word"], top["ref"]) == (master.get("word"), master.get("ref"))})
+    outcomes = {}
+    for row in (detail or {}).get("results") or []:
+        outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
+    return {
+        "game": game,
+        "state": state,
+        "round": round,
+        "detail": detail,
+        "round_status_text": round_status_text(status),
+        "game_status_text": game_status_text(game.status),
+        "kept_tiles": list(round.kept) if round else [],
+        "drawn_tiles": list(round.drawn) if round else [],
+        "progress": detail["progress"] if detail else None,
+        "tops": tops,
+        "can_choose_master": status == Round.Status.CLOSED and is_last and len(tops) > 1,
+        "outcomes": outcomes,
+        "can_draw": game.status != Game.Status.OVER and not in_play,
+        "can_start": status == Round.Status.DRAWN,
+        "can_close": status == Round.Status.OPEN,
+        "can_end": game.status == Game.Status.PLAYING and not in_play,
+        "board": board_context(state["board"], game.tournament.coordinates),
+        "draw_form": DrawForm(),
+    }
+
+
+@staff_required
+def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = queries.game(game_id)
+    context = panel_context(game)
+    context.update({"section": "tournaments", "tab": "round", "breadcrumbs": game_breadcrumbs(game)})
+    return render(request, "console/game.html", context)
+
+
+@never_cache
+@staff_required
+def game_panel(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The live part of the game screen alone, fetched again by console.js when the game changes."""
+    game = queries.game(game_id)
+    return render(request, "console/_live.html", panel_context(game))
+
+
+@staff_required
+@require_POST
+def round_draw(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = queries.game(game_id)
+    form = DrawForm(request.POST)
+    if not form.is_valid():
+        report_form_errors(request, form)
+        return redirect("console-game", game_id=game.pk)
+    rack = form.cleaned_data["rack"]
+    after_rejection = bool(request.POST.get("after_rejection"))
+    try:
+        round = services.round_draw(game=game, rack=rack, actor=request.user, after_rejection=after_rejection)
+    except ServiceError as error:
+        if rack:
+            report_error(request, error, prefix=_("Rack %(rack)s refused:") % {"rack": rack})
+        else:
+            report_error(request, error)
+        return redirect("console-game", game_id=game.pk)
+    messages.success(request, _("Round %(number)s: rack %(rack)s.") % {"number": round.number, "rack": round.rack})
+    if round.rejected:
+        messages.warning(request, _("Rejected draws (every letter back into the bag): %(draws)s") % {
+            "draws": " ".join(round.rejected)})
+    return redirect("console-game", game_id=game.pk)
+
+
+@staff_required
+@require_POST
+def round_start(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
+    game = queries.game(game_id)
+    round = queries.round_of(game, number)
+    try:
+        services.round_start(round=round, actor=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, _("Round %(number)s started.") % {"number": number})
+    return redirect("console-game", game_id=game.pk)
+
+
+@staff_required
+@require_POST
+def round_close(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
+    game = queries.game(game_id)
+    round = queries.round_of(game, number)
+    try:
+        closed = services.round_close(round=round, actor=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        if closed:
+            messages.success(request, _("Round %(number)s closed.") % {"number": number})
+        else:
+            messages.info(request, _("Round %(number)s was already closed.") % {"number": number})
+    return redirect("console-game", game_id=game.pk)
+
+
+@staff_required
+@require_POST
+def round_master(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
+    game = queries.game(game_id)
+    round = queries.round_of(game, number)
+    form = MasterForm(request.POST)
+    if not form.is_valid():
+        report_form_errors(request, form)
+    else:
+        try:
+            services.round_choose_master(round=round, actor=request.user, **form.cleaned_data)
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            messages.success(request, _("Master move of round %(number)s: %(word)s %(ref)s.") % {
+                "number": number, **form.cleaned_data})
+    if request.POST.get("next") == "round":
+        return redirect("console-round", game_id=game.pk, number=number)
+    return redirect("console-game", game_id=game.pk)
+
+
+@staff_required
+@require_POST
+def game_end(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = queries.game(game_id)
+    try:
+        services.game_end(game=game, actor=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, _("The game is over: the standings are final."))
+    return redirect("console-game", game_id=game.pk)

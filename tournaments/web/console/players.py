@@ -1,0 +1,112 @@
+"""Players of a game: registering them (one by one or a list), the join code and its QR code for phones."""
+
+from __future__ import annotations
+
+import re
+
+import segno
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from tournaments import selectors, services
+from tournaments.errors import ServiceError
+from tournaments.web.forms import PlayerForm, PlayerListForm
+
+from . import queries
+from .access import attach_service_error, staff_required
+from .game import game_breadcrumbs
+from .texts import error_text, outcome_text
+
+LIST_LINE = re.compile(r"^\s*(?:(\d+)\s*[,;:\t ]\s*)?(.+?)\s*$")
+
+
+def join_url(request: HttpRequest, code: str) -> str:
+    return request.build_absolute_uri(reverse("join-code", args=[code]))
+
+
+def _players_page(request, game, form=None, list_form=None, status=200) -> HttpResponse:
+    url = join_url(request, game.join_code)
+    return render(request, "console/players.html", {
+        "section": "tournaments",
+        "tab": "players",
+        "game": game,
+        "players": queries.players_of(game),
+        "form": form or PlayerForm(),
+        "list_form": list_form or PlayerListForm(),
+        "join_url": url,
+        "join_qr": segno.make(url, error="m").svg_inline(scale=5, omitsize=True, title=_("QR code to join")),
+        "breadcrumbs": game_breadcrumbs(game, (_("Players"), None)),
+    }, status=status)
+
+
+@staff_required
+def players_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    return _players_page(request, queries.game(game_id))
+
+
+@staff_required
+@require_POST
+def player_register(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = queries.game(game_id)
+    form = PlayerForm(request.POST)
+    if not form.is_valid():
+        return _players_page(request, game, form=form, status=400)
+    try:
+        player, _token = services.player_register(game=game, **form.cleaned_data)
+    except ServiceError as error:
+        attach_service_error(form, error)
+        return _players_page(request, game, form=form, status=error.status)
+    if player.table:
+        messages.success(request, _("%(name)s registered at table %(table)s.") % {
+            "name": player.name, "table": player.table})
+    else:
+        messages.success(request, _("%(name)s registered.") % {"name": player.name})
+    return redirect(reverse("console-players", args=[game.pk]) + "#id_name")
+
+
+@staff_required
+@require_POST
+def player_register_list(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Register several players at once: one per line, "table name" (the table may be left out)."""
+    game = queries.game(game_id)
+    form = PlayerListForm(request.POST)
+    if not form.is_valid():
+        return _players_page(request, game, list_form=form, status=400)
+    registered, refused = 0, []
+    for line in form.cleaned_data["lines"].splitlines():
+        if not line.strip():
+            continue
+        match = LIST_LINE.match(line)
+        table = int(match.group(1)) if match.group(1) else None
+        try:
+            services.player_register(game=game, name=match.group(2), table=table)
+        except ServiceError as error:
+            refused.append(f"{line.strip()} — {error_text(error)}")
+        else:
+            registered += 1
+    messages.success(request, _("%(count)s players registered.") % {"count": registered})
+    for line in refused:
+        messages.error(request, _("Not registered: %(line)s") % {"line": line})
+    return redirect("console-players", game_id=game.pk)
+
+
+@staff_required
+def player_sheet(request: HttpRequest, game_id: int, player_id: int) -> HttpResponse:
+    game = queries.game(game_id)
+    player = queries.player_of(game, player_id)
+    rows = selectors.player_rounds(game=game, player=player)
+    for row in rows:
+        row["outcome_text"] = outcome_text(row["outcome"])
+    return render(request, "console/player.html", {
+        "section": "tournaments",
+        "tab": "standings",
+        "game": game,
+        "player": player,
+        "rows": rows,
+        "breadcrumbs": game_breadcrumbs(game, (_("Standings"), reverse("console-standings", args=[game.pk])),
+                                        (player.name, None)),
+    })

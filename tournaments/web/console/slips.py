@@ -1,0 +1,139 @@
+"""Paper slips typed in by table number, and corrections of any slip of any round."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+from django.views.decorators.http import require_POST
+
+from tournaments import selectors, services
+from tournaments.errors import ServiceError
+from tournaments.models import Round
+from tournaments.web.forms import CorrectionForm, SlipEntryForm
+
+from . import queries
+from .access import report_error, report_form_errors, staff_required
+from .game import game_breadcrumbs
+from .texts import error_text, round_status_text
+
+
+@staff_required
+def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = queries.game(game_id)
+    round = selectors.current_round(game)
+    progress = selectors.round_progress(round=round) if round is not None else None
+    return render(request, "console/slips.html", {
+        "section": "tournaments",
+        "tab": "slips",
+        "game": game,
+        "round": round,
+        "round_status_text": round_status_text(round.status if round else None),
+        "accepting": round is not None and round.status == Round.Status.OPEN,
+        "progress": progress,
+        "form": SlipEntryForm(),
+        "slip_texts": {
+            "recorded": _("Recorded"),
+            "replaced": _("Recorded (replaces the earlier slip)"),
+            "again": _("Already recorded"),
+            "refused": _("Refused"),
+            "network": _("Not sent: no answer from the server. Press Enter again."),
+            "table": pgettext("table abbreviation", "T."),
+        },
+        "breadcrumbs": game_breadcrumbs(game, (_("Paper slips"), None)),
+    })
+
+
+def _refusal(code: str, message: str, status: int, fields: dict | None = None) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message, "fields": fields or {}}}, status=status)
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@staff_required
+@require_POST
+def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
+    """One paper slip: the table names the player; the slip goes to the round shown on the page.
+
+    Answers JSON to the page's script (the entry stays on the page); a plain form post is redirected back.
+    """
+    game = queries.game(game_id)
+    as_json = _wants_json(request)
+    form = SlipEntryForm(request.POST)
+    if not form.is_valid():
+        if as_json:
+            first = next(iter(form.errors))
+            return _refusal("invalid", f"{form.fields[first].label}: {form.errors[first][0]}"
+                            if first in form.fields else form.errors[first][0], 400,
+                            {name: list(errors) for name, errors in form.errors.items()})
+        report_form_errors(request, form)
+        return redirect("console-slips", game_id=game.pk)
+    data = form.cleaned_data
+    try:
+        round = selectors.current_round(game)
+        wanted = request.POST.get("round")
+        if round is None or (wanted and wanted != str(round.number)):
+            raise ServiceError("round_changed", _("The round on this page is no longer the current one: reload."),
+                               status=409)
+        players = queries.players_at_table(game, data["table"])
+        if not players:
+            raise ServiceError("unknown_table", _("No player sits at table %(table)s.") % {"table": data["table"]},
+                               status=404, fields={"table": ["unknown"]})
+        if len(players) > 1:
+            raise ServiceError("shared_table", _("Several players sit at table %(table)s: correct the tables.")
+                               % {"table": data["table"]}, status=409, fields={"table": ["shared"]})
+        player = players[0]
+        slip, created = services.slip_submit(
+            round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
+            key=data["key"] or f"console:{uuid.uuid4()}", entered_by=request.user,
+        )
+    except ServiceError as error:
+        fields = {("table" if name == "player" else name): value for name, value in (error.fields or {}).items()}
+        if as_json:
+            return _refusal(error.code, error_text(error), error.status, fields)
+        report_error(request, error)
+        return redirect("console-slips", game_id=game.pk)
+    progress = selectors.round_progress(round=round)
+    if as_json:
+        return JsonResponse({
+            "created": created,
+            "round": round.number,
+            "player": {"id": player.pk, "name": player.name, "table": player.table},
+            "slip": {"id": slip.pk, "word": slip.word, "ref": slip.ref, "claimed": slip.claimed},
+            "progress": {"received": progress["received"], "players": progress["players"],
+                         "missing": progress["missing"]},
+        }, status=201 if created else 200)
+    messages.success(request, _("Table %(table)s (%(name)s): %(word)s %(ref)s %(score)s recorded.") % {
+        "table": player.table, "name": player.name, "word": slip.word, "ref": slip.ref,
+        "score": "" if slip.claimed is None else slip.claimed})
+    return redirect("console-slips", game_id=game.pk)
+
+
+@staff_required
+@require_POST
+def slip_correct(request: HttpRequest, game_id: int, slip_id: int) -> HttpResponse:
+    game = queries.game(game_id)
+    slip = queries.slip_of(game, slip_id)
+    form = CorrectionForm(request.POST)
+    if not form.is_valid():
+        report_form_errors(request, form)
+    else:
+        data = form.cleaned_data
+        try:
+            corrected = services.slip_correct(
+                slip=slip, reason=data["reason"], actor=request.user,
+                word=data["word"] or None, ref=data["ref"] or None, score=data["score"],
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            messages.success(request, _("Slip of %(name)s corrected: %(word)s %(ref)s %(score)s.") % {
+                "name": slip.player.name, "word": corrected.word, "ref": corrected.ref,
+                "score": "" if corrected.claimed is None else corrected.claimed})
+    return redirect("console-round", game_id=game.pk, number=slip.round.number)

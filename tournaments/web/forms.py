@@ -1,0 +1,122 @@
+"""Forms of the arbitrator's console: they check and normalise input; the services decide."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+BUILT_IN_LEXICONS = ("TWL06", "SOWPODS")
+TILESET_CHOICES = [("english", _("English (100 tiles)")), ("french", _("French (102 tiles)"))]
+RULESET_CHOICES = [
+    ("fisf", _("FISF (warnings, penalties, solos)")),
+    ("classic", _("Classic (real score or 0)")),
+]
+COORDINATE_CHOICES = [
+    ("rows-letters", _("Rows A–O, columns 1–15 (H4 across, 4H down)")),
+    ("rows-numbers", _("Rows 1–15, columns A–O (English/GCG)")),
+]
+MAX_LEXICON_BYTES = 20 * 1024 * 1024
+
+
+class TournamentForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=200)
+    lexicon = forms.ChoiceField(label=_("Lexicon"))
+    tileset = forms.ChoiceField(label=_("Tile set"), choices=TILESET_CHOICES, initial="english")
+    ruleset = forms.ChoiceField(label=_("Rules"), choices=RULESET_CHOICES, initial="fisf")
+    round_seconds = forms.IntegerField(
+        label=_("Round time (seconds)"), min_value=10, max_value=3600, initial=180,
+        help_text=_("180 s by default; 150, 120 and 60 s are common."),
+    )
+    coordinates = forms.ChoiceField(label=_("Grid labelling"), choices=COORDINATE_CHOICES, initial="rows-letters")
+
+    def __init__(self, *args, lexicons: list[str] | tuple[str, ...] = BUILT_IN_LEXICONS, **kwargs):
+        super().__init__(*args, **kwargs)
+        names = list(dict.fromkeys([*BUILT_IN_LEXICONS, *lexicons]))
+        self.fields["lexicon"].choices = [(name, name) for name in names]
+        self.fields["lexicon"].initial = names[0]
+
+
+class GameForm(forms.Form):
+    seed = forms.IntegerField(
+        label=_("Seed (optional)"), required=False, min_value=0,
+        help_text=_("Fixes the random draws so the game can be replayed; leave empty for a random seed."),
+    )
+
+
+class PlayerForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=120)
+    table = forms.IntegerField(label=_("Table"), required=False, min_value=1, max_value=9999)
+    series = forms.CharField(label=_("Series or category"), required=False, max_length=20)
+
+
+class DrawForm(forms.Form):
+    """Empty rack: a random draw. A typed rack comes from a physical bag; `?` is a blank."""
+
+    rack = forms.CharField(
+        label=_("Rack drawn from the bag"), required=False, max_length=16,
+        help_text=_("Leave empty for a random draw. Letters A–Z, ? for a blank; the kept letters included."),
+    )
+
+    def clean_rack(self) -> str | None:
+        rack = "".join(self.cleaned_data["rack"].split()).upper()
+        if not rack:
+            return None
+        if any(not (ch == "?" or "A" <= ch <= "Z") for ch in rack):
+            raise forms.ValidationError(_("Only letters A–Z and ? (a blank) may be typed."))
+        return rack
+
+
+class SlipEntryForm(forms.Form):
+    """A paper slip: the table number names the player."""
+
+    table = forms.IntegerField(label=_("Table"), min_value=1, max_value=9999)
+    word = forms.CharField(label=_("Word"), max_length=20, strip=True)
+    ref = forms.CharField(label=_("Reference"), max_length=8, required=False, strip=True)
+    score = forms.IntegerField(label=_("Score"), required=False, min_value=0, max_value=9999)
+    key = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+
+
+class CorrectionForm(forms.Form):
+    word = forms.CharField(label=_("Word"), max_length=20, required=False, strip=True)
+    ref = forms.CharField(label=_("Reference"), max_length=8, required=False, strip=True)
+    score = forms.IntegerField(label=_("Claimed score"), required=False, min_value=0, max_value=9999)
+    reason = forms.CharField(label=_("Reason (kept in the log)"), max_length=500)
+
+
+class MasterForm(forms.Form):
+    word = forms.CharField(label=_("Word"), max_length=20)
+    ref = forms.CharField(label=_("Reference"), max_length=8)
+
+
+class LexiconImportForm(forms.Form):
+    name = forms.RegexField(
+        label=_("Name"), max_length=40, regex=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+        help_text=_("Letters, digits, dot, dash or underscore, e.g. ODS8 or CSW21."),
+        error_messages={"invalid": _("Use letters, digits, dot, dash or underscore only.")},
+    )
+    tileset = forms.ChoiceField(label=_("Tile set"), choices=TILESET_CHOICES, initial="english")
+    file = forms.FileField(label=_("Word list (a text file, one word per line)"))
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_LEXICON_BYTES:
+            raise forms.ValidationError(_("The file is too large (20 MB at most)."))
+        return upload
+
+    def words(self) -> list[str]:
+        """The uploaded list's lines, read as UTF-8 (Latin-1 when that fails), blank lines dropped."""
+        raw = self.cleaned_data["file"].read()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class PlayerListForm(forms.Form):
+    lines = forms.CharField(
+        label=_("Several players, one per line: table number then name"),
+        widget=forms.Textarea(attrs={"rows": 6, "cols": 40, "placeholder": "1 Ada Martin\n2 Ben Okafor"}),
+        help_text=_("The table number may be left out."),
+        max_length=20000,
+    )
