@@ -7,6 +7,7 @@ permissions (403), a token that matches no player at all is refused here (401).
 
 from __future__ import annotations
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -64,3 +65,20 @@ class PlayerTokenAuthentication(BaseAuthentication):
 
 class ConsoleSessionAuthentication(SessionAuthentication):
     """The console's session login; CSRF is enforced as for any cookie-authenticated request."""
+
+
+class PlayerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = PlayerTokenAuthentication
+    name = "playerToken"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer", "description": "The player's personal token."}
+
+
+class ConsoleSessionScheme(OpenApiAuthenticationExtension):
+    target_class = ConsoleSessionAuthentication
+    name = "consoleSession"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "cookie", "name": "sessionid",
+                "description": "The console's session login (unsafe methods also send X-CSRFToken)."}

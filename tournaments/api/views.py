@@ -1,0 +1,415 @@
+"""The API's views: check the input, call one service or selector, shape the answer.
+
+Who may call what is declared per view (permissions.py); the services decide whether the action fits the
+state of the game and raise ServiceError, which exceptions.py turns into the contract's error shape.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from engine.notation import RefError
+from tournaments import selectors, services
+from tournaments.api import serializers as s
+from tournaments.api.authentication import (
+    ConsoleSessionAuthentication,
+    PlayerTokenAuthentication,
+)
+from tournaments.api.parsers import LimitedJSONParser
+from tournaments.api.permissions import IsArbitrator, IsArbitratorOrPlayer, IsPlayer, is_arbitrator, player_of
+from tournaments.api.throttles import JoinRateThrottle, SlipRateThrottle
+from tournaments.errors import Forbidden, NotFound, ServiceError
+from tournaments.models import Game, Player, Round, Slip, Tournament
+
+ERRORS = {
+    400: OpenApiResponse(s.ErrorSerializer, description="Bad input"),
+    401: OpenApiResponse(s.ErrorSerializer, description="No or unknown credentials"),
+    403: OpenApiResponse(s.ErrorSerializer, description="Not allowed"),
+    404: OpenApiResponse(s.ErrorSerializer, description="No such resource"),
+    409: OpenApiResponse(s.ErrorSerializer, description="The action does not fit the state of the game"),
+    413: OpenApiResponse(s.ErrorSerializer, description="The body is too large"),
+    429: OpenApiResponse(s.ErrorSerializer, description="Too many requests: wait and retry"),
+}
+
+
+def answers(ok: dict, *codes: int) -> dict:
+    return {**ok, **{code: ERRORS[code] for code in codes}}
+
+
+class ApiView(APIView):
+    """Arbitrators by token or session, players by bearer token; JSON bodies with a size cap."""
+
+    parser_classes = [LimitedJSONParser]
+    authentication_classes = [TokenAuthentication, PlayerTokenAuthentication, ConsoleSessionAuthentication]
+    permission_classes = [IsArbitrator]
+
+
+class PublicView(ApiView):
+    """Readable by anyone with the link: no credentials are looked at (and none can fail)."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+
+def valid(serializer_class, request, **context):
+    serializer = serializer_class(data=request.data if request.data is not None else {}, context=context)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def get_game(game_id: int) -> Game:
+    game = Game.objects.select_related("tournament").filter(pk=game_id).first()
+    if game is None:
+        raise NotFound("not_found", f"no game {game_id}")
+    return game
+
+
+def get_round(game: Game, number: int) -> Round:
+    round = (
+        Round.objects.filter(game=game, number=number)
+        .exclude(status=Round.Status.CANCELLED)
+        .select_related("game__tournament")
+        .first()
+    )
+    if round is None:
+        raise NotFound("not_found", f"no round {number} in game {game.pk}")
+    return round
+
+
+def checked_ref(text: str | None, game: Game) -> str:
+    """The reference in canonical form ('' when none was written); 400 ``bad_ref`` when it names no square."""
+    try:
+        return s.canonical_ref(text, game.tournament.coordinates)
+    except RefError as error:
+        raise ServiceError("bad_ref", error.message, fields={"ref": [error.message]}) from None
+
+
+def arbitrator(request):
+    return request.user if is_arbitrator(request.user) else None
+
+
+# ---- authentication and set-up --------------------------------------------------------------------------
+
+
+class AuthTokenView(ApiView):
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(request=s.TokenRequestSerializer, responses=answers({200: s.TokenSerializer}, 400, 403))
+    def post(self, request):
+        data = valid(s.TokenRequestSerializer, request)
+        user = authenticate(request._request, username=data["username"], password=data["password"])
+        if user is None:
+            raise ServiceError("bad_credentials", "Unknown username or wrong password.")
+        if not user.is_staff:
+            raise Forbidden("not_arbitrator", "Only arbitrators (staff users) get an API token.")
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+class TournamentsView(ApiView):
+    @extend_schema(
+        request=s.TournamentCreateSerializer, responses=answers({201: s.TournamentSerializer}, 400, 401, 403)
+    )
+    def post(self, request):
+        data = valid(s.TournamentCreateSerializer, request)
+        overrides = data.pop("rules", None) or {}
+        tournament = services.tournament_create(created_by=request.user, **data, **overrides)
+        return Response(s.TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
+
+
+class TournamentGamesView(ApiView):
+    @extend_schema(request=s.GameCreateSerializer, responses=answers({201: s.GameSerializer}, 400, 401, 403, 404))
+    def post(self, request, tournament_id: int):
+        tournament = Tournament.objects.filter(pk=tournament_id).first()
+        if tournament is None:
+            raise NotFound("not_found", f"no tournament {tournament_id}")
+        data = valid(s.GameCreateSerializer, request)
+        game = services.game_create(tournament=tournament, seed=data.get("seed"))
+        return Response(s.GameSerializer(game).data, status=status.HTTP_201_CREATED)
+
+
+class TournamentStandingsView(PublicView):
+    @extend_schema(responses=answers({200: s.StandingRowSerializer(many=True)}, 404))
+    def get(self, request, tournament_id: int):
+        tournament = Tournament.objects.filter(pk=tournament_id).first()
+        if tournament is None:
+            raise NotFound("not_found", f"no tournament {tournament_id}")
+        return Response(selectors.tournament_standings(tournament=tournament))
+
+
+def registered(player: Player, token: str) -> dict:
+    return {
+        "id": player.pk,
+        "game": player.first_game_id,
+        "name": player.name,
+        "table": player.table,
+        "series": player.series,
+        "token": token,
+    }
+
+
+class GamePlayersView(ApiView):
+    @extend_schema(
+        request=s.PlayerRegisterSerializer, responses=answers({201: s.RegisteredPlayerSerializer}, 400, 401, 403, 404, 409)
+    )
+    def post(self, request, game_id: int):
+        game = get_game(game_id)
+        data = valid(s.PlayerRegisterSerializer, request)
+        player, token = services.player_register(game=game, **data)
+        return Response(registered(player, token), status=status.HTTP_201_CREATED)
+
+
+class JoinView(ApiView):
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    throttle_classes = [JoinRateThrottle]
+
+    @extend_schema(request=s.JoinSerializer, responses=answers({201: s.RegisteredPlayerSerializer}, 400, 404, 409, 429))
+    def post(self, request):
+        data = valid(s.JoinSerializer, request)
+        player, token = services.player_join(join_code=data["join_code"], name=data["name"])
+        return Response(registered(player, token), status=status.HTTP_201_CREATED)
+
+
+# ---- a game ---------------------------------------------------------------------------------------------
+
+
+class GameView(ApiView):
+    permission_classes = [IsArbitratorOrPlayer]
+
+    @extend_schema(responses=answers({200: s.GameStateSerializer}, 401, 403, 404))
+    def get(self, request, game_id: int):
+        return Response(selectors.game_state(game=get_game(game_id)))
+
+
+class GameEndView(ApiView):
+    @extend_schema(request=s.EmptySerializer, responses=answers({200: s.GameStateSerializer}, 401, 403, 404, 409))
+    def post(self, request, game_id: int):
+        game = services.game_end(game=get_game(game_id), actor=request.user)
+        return Response(selectors.game_state(game=game))
+
+
+class GameStandingsView(PublicView):
+    @extend_schema(responses=answers({200: s.StandingRowSerializer(many=True)}, 404))
+    def get(self, request, game_id: int):
+        return Response(selectors.game_standings(game=get_game(game_id)))
+
+
+class GameProgressView(ApiView):
+    """How many slips are in for the current round and who is missing; never what a slip says."""
+
+    @extend_schema(responses=answers({200: s.ProgressSerializer}, 401, 403, 404))
+    def get(self, request, game_id: int):
+        game = get_game(game_id)
+        round = selectors.current_round(game)
+        if round is None:
+            players = list(services.game_players(game))
+            body = {"received": 0, "players": len(players),
+                    "missing": [{"id": p.pk, "name": p.name, "table": p.table} for p in players]}
+        else:
+            body = selectors.round_progress(round=round)
+        return Response(
+            {
+                "round": round.number if round else None,
+                "status": round.status if round else None,
+                "deadline": round.deadline if round else None,
+                **body,
+            }
+        )
+
+
+class GameLiveView(PublicView):
+    """Polled every second by phones and the projector: reload the rest only when ``version`` changes."""
+
+    @extend_schema(responses=answers({200: s.LiveSerializer}, 404))
+    def get(self, request, game_id: int):
+        body = selectors.game_live(game_id=game_id)
+        if body is None:
+            raise NotFound("not_found", f"no game {game_id}")
+        return Response(body)
+
+
+class GameMeView(ApiView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(responses=answers({200: s.MeSerializer}, 401, 403, 404))
+    def get(self, request, game_id: int):
+        game = get_game(game_id)
+        player = player_of(request)
+        round = selectors.current_round(game)
+        slip = None
+        if round is not None:
+            slip = Slip.objects.filter(round=round, player=player, current=True).first()
+        return Response(
+            {
+                "id": player.pk,
+                "name": player.name,
+                "table": player.table,
+                "game": game.pk,
+                "round": round.number if round else None,
+                "round_status": round.status if round else None,
+                "slip": None if slip is None else {
+                    "id": slip.pk, "word": slip.word, "ref": slip.ref, "score": slip.claimed,
+                    "key": slip.key, "received_at": slip.received_at,
+                },
+            }
+        )
+
+
+# ---- rounds ---------------------------------------------------------------------------------------------
+
+
+def drawn(round: Round) -> dict:
+    return {
+        "number": round.number,
+        "rack": round.rack,
+        "kept": round.kept,
+        "drawn": round.drawn,
+        "rejected": list(round.rejected),
+        "status": round.status,
+        "typed": round.typed,
+    }
+
+
+class RoundsView(ApiView):
+    @extend_schema(request=s.RoundDrawSerializer, responses=answers({201: s.RoundDrawnSerializer}, 400, 401, 403, 404, 409))
+    def post(self, request, game_id: int):
+        game = get_game(game_id)
+        data = valid(s.RoundDrawSerializer, request)
+        round = services.round_draw(game=game, rack=data.get("rack"), actor=request.user)
+        return Response(drawn(round), status=status.HTTP_201_CREATED)
+
+
+class RoundView(ApiView):
+    permission_classes = [IsArbitratorOrPlayer]
+
+    @extend_schema(responses=answers({200: s.RoundDetailSerializer}, 401, 403, 404))
+    def get(self, request, game_id: int, number: int):
+        round = get_round(get_game(game_id), number)
+        return Response(
+            selectors.round_detail(round=round, player=player_of(request), arbitrator=is_arbitrator(request.user))
+        )
+
+
+class RoundStartView(ApiView):
+    @extend_schema(request=s.EmptySerializer, responses=answers({200: s.RoundStartedSerializer}, 401, 403, 404, 409))
+    def post(self, request, game_id: int, number: int):
+        round = get_round(get_game(game_id), number)
+        round = services.round_start(round=round, actor=request.user)
+        return Response({"number": round.number, "status": round.status, "deadline": round.deadline})
+
+
+class RoundCloseView(ApiView):
+    @extend_schema(request=s.EmptySerializer, responses=answers({200: s.RoundClosedSerializer}, 401, 403, 404, 409))
+    def post(self, request, game_id: int, number: int):
+        round = get_round(get_game(game_id), number)
+        closed = services.round_close(round=round, actor=request.user)
+        round.refresh_from_db(fields=["status"])
+        return Response({"number": round.number, "status": round.status, "closed": closed})
+
+
+class RoundMasterView(ApiView):
+    @extend_schema(request=s.MasterSerializer, responses=answers({200: s.RoundDetailSerializer}, 400, 401, 403, 404, 409))
+    def post(self, request, game_id: int, number: int):
+        game = get_game(game_id)
+        round = get_round(game, number)
+        data = valid(s.MasterSerializer, request)
+        ref = checked_ref(data["ref"], game)
+        round = services.round_choose_master(round=round, word=data["word"], ref=ref, actor=request.user)
+        return Response(selectors.round_detail(round=round, arbitrator=True))
+
+
+def slip_body(slip: Slip) -> dict:
+    return {
+        "id": slip.pk,
+        "round": slip.round.number,
+        "player": slip.player_id,
+        "word": slip.word,
+        "ref": slip.ref,
+        "score": slip.claimed,
+        "key": slip.key,
+        "received_at": slip.received_at,
+        "entered_by": slip.entered_by.get_username() if slip.entered_by_id else None,
+    }
+
+
+def paper_slip_player(game: Game, data: dict) -> Player:
+    """The player an arbitrator enters a paper slip for, named by id or by table."""
+    players = services.game_players(game)
+    if data.get("player") is not None:
+        player = players.filter(pk=data["player"]).first()
+        if player is None:
+            raise NotFound("unknown_player", f"no player {data['player']} in this game",
+                           fields={"player": ["not a player of this game"]})
+        return player
+    if data.get("table") is not None:
+        player = players.filter(table=data["table"]).order_by("id").first()
+        if player is None:
+            raise NotFound("unknown_table", f"no player at table {data['table']} in this game",
+                           fields={"table": ["no player at this table"]})
+        return player
+    raise ServiceError("player_required", "Name the player of the paper slip by \"player\" or \"table\".",
+                       fields={"player": ["required (or table)"]})
+
+
+class SlipsView(ApiView):
+    """A player hands in a slip from their phone; the arbitrator enters a paper slip for a player."""
+
+    permission_classes = [IsArbitratorOrPlayer]
+    throttle_classes = [SlipRateThrottle]
+
+    @extend_schema(
+        request=s.SlipSubmitSerializer,
+        responses=answers(
+            {201: s.SlipSerializer, 200: OpenApiResponse(s.SlipSerializer, description="The same key again")},
+            400, 401, 403, 404, 409, 413, 429,
+        ),
+    )
+    def post(self, request, game_id: int, number: int):
+        game = get_game(game_id)
+        round = get_round(game, number)
+        data = valid(s.SlipSubmitSerializer, request)
+        ref = checked_ref(data.get("ref"), game)
+        entered_by = arbitrator(request)
+        if entered_by is not None:
+            player = paper_slip_player(game, data)
+            key = data.get("key") or f"paper-{uuid.uuid4().hex}"
+        else:
+            player = player_of(request)
+            if data.get("player") not in (None, player.pk):
+                raise Forbidden("not_your_slip", "A player hands in their own slip only.")
+            if not data.get("key"):
+                raise ServiceError("invalid", "A slip needs a key.", fields={"key": ["This field is required."]})
+            key = data["key"]
+        slip, created = services.slip_submit(
+            round=round, player=player, word=data["word"], ref=ref, score=data.get("score"), key=key,
+            entered_by=entered_by,
+        )
+        return Response(slip_body(slip), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class SlipCorrectView(ApiView):
+    @extend_schema(request=s.CorrectionSerializer, responses=answers({200: s.RoundDetailSerializer}, 400, 401, 403, 404, 409))
+    def post(self, request, game_id: int, number: int, slip_id: int):
+        game = get_game(game_id)
+        round = get_round(game, number)
+        slip = Slip.objects.filter(pk=slip_id, round=round).select_related("round", "player").first()
+        if slip is None:
+            raise NotFound("not_found", f"no slip {slip_id} in round {number}")
+        data = valid(s.CorrectionSerializer, request)
+        changes = {name: data[name] for name in ("word", "score") if name in data}
+        if "ref" in data:
+            changes["ref"] = checked_ref(data["ref"], game)
+        services.slip_correct(slip=slip, reason=data["reason"], actor=request.user, **changes)
+        round.refresh_from_db()
+        return Response(selectors.round_detail(round=round, arbitrator=True))
