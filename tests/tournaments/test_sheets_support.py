@@ -76,14 +76,17 @@ def _ref(play, labelling: str, reversed_: bool = False) -> str:
 def play_game(tournament, arbitrator, *, seed: int = 7, rounds: int = ROUNDS, end: bool = True) -> PlayedGame:
     game = services.game_create(tournament=tournament, seed=seed)
     labelling = tournament.coordinates
-    players, tokens = {}, {}
+    # Players of the tournament's earlier games take part in this one too.
+    players = {p.name: p for p in Player.objects.filter(tournament=tournament)}
+    tokens = {}
     for name, table in ((ZOE, 1), (LUKASZ, 2), (JEAN, 3), (ANNA, None)):
-        players[name], tokens[name] = services.player_register(game=game, name=name, table=table,
-                                                               series="2" if table == 2 else "")
+        if name not in players:
+            players[name], tokens[name] = services.player_register(game=game, name=name, table=table,
+                                                                   series="2" if table == 2 else "")
     played = PlayedGame(game, players, tokens)
     start = timezone.now() - timedelta(hours=2)
     for number in range(1, rounds + 1):
-        if number == 2:
+        if number == 2 and PAUL not in players:
             players[PAUL], tokens[PAUL] = services.player_register(game=game, name=PAUL, table=5)
         round = services.round_draw(game=game, rack=FIRST_RACK if number == 1 else None, actor=arbitrator)
         opened = start + timedelta(minutes=5 * number)
