@@ -93,6 +93,11 @@ def checked_ref(text: str | None, game: Game) -> str:
         raise ServiceError("bad_ref", error.message, fields={"ref": [error.message]}) from None
 
 
+def iso(moment) -> str | None:
+    """Times as the selectors write them (ISO 8601, ``+00:00``), so one client compares like with like."""
+    return moment.isoformat() if moment is not None else None
+
+
 def arbitrator(request):
     return request.user if is_arbitrator(request.user) else None
 
@@ -222,7 +227,7 @@ class GameProgressView(ApiView):
             {
                 "round": round.number if round else None,
                 "status": round.status if round else None,
-                "deadline": round.deadline if round else None,
+                "deadline": iso(round.deadline) if round else None,
                 **body,
             }
         )
@@ -260,7 +265,7 @@ class GameMeView(ApiView):
                 "round_status": round.status if round else None,
                 "slip": None if slip is None else {
                     "id": slip.pk, "word": slip.word, "ref": slip.ref, "score": slip.claimed,
-                    "key": slip.key, "received_at": slip.received_at,
+                    "key": slip.key, "received_at": iso(slip.received_at),
                 },
             }
         )
@@ -306,7 +311,7 @@ class RoundStartView(ApiView):
     def post(self, request, game_id: int, number: int):
         round = get_round(get_game(game_id), number)
         round = services.round_start(round=round, actor=request.user)
-        return Response({"number": round.number, "status": round.status, "deadline": round.deadline})
+        return Response({"number": round.number, "status": round.status, "deadline": iso(round.deadline)})
 
 
 class RoundCloseView(ApiView):
@@ -338,7 +343,7 @@ def slip_body(slip: Slip) -> dict:
         "ref": slip.ref,
         "score": slip.claimed,
         "key": slip.key,
-        "received_at": slip.received_at,
+        "received_at": iso(slip.received_at),
         "entered_by": slip.entered_by.get_username() if slip.entered_by_id else None,
     }
 
