@@ -94,17 +94,22 @@ function gameScreen(area) {
   followGame(area.dataset.game, refresh);
 }
 
-// Paper slips: post each slip with fetch, log it, clear the fields, focus the table again.
+// Paper slips: each entry is taken at Enter, the fields are cleared and the table field has the focus at
+// once, so the next slip can be typed while this one travels. Entries are sent one after another; a
+// refused one comes back into the fields (when they are empty) with the cursor on the field at fault,
+// else its row in the log offers to bring it back.
 function slipEntry(form) {
   const texts = JSON.parse(document.getElementById("slip-texts").textContent);
   const status = document.getElementById("slip-status");
   const logBody = document.querySelector("#slip-log tbody");
-  const keyField = form.querySelector("input[name=key]");
-  const fields = ["table", "word", "ref", "score"].reduce((acc, name) => {
+  const names = ["table", "word", "ref", "score"];
+  const fields = names.reduce((acc, name) => {
     acc[name] = form.querySelector(`[name=${name}]`);
     return acc;
   }, {});
-  let busy = false;
+  const round = form.querySelector("input[name=round]").value;
+  let queue = Promise.resolve();
+  let pending = 0;
 
   function say(text, ok) {
     status.textContent = text;
@@ -112,19 +117,12 @@ function slipEntry(form) {
     status.classList.toggle("is-error", !ok);
   }
 
-  function logRow(cells, outcome) {
-    const tr = document.createElement("tr");
-    for (const [value, cls] of cells) {
-      const td = document.createElement("td");
-      td.textContent = value;
-      if (cls) td.className = cls;
-      tr.appendChild(td);
-    }
+  function cell(tr, value, cls) {
     const td = document.createElement("td");
-    td.textContent = outcome.text;
-    td.className = outcome.ok ? "outcome-ok" : "outcome-zero";
+    td.textContent = value;
+    if (cls) td.className = cls;
     tr.appendChild(td);
-    logBody.prepend(tr);
+    return td;
   }
 
   function showProgress(progress) {
@@ -142,72 +140,92 @@ function slipEntry(form) {
     }
   }
 
-  form.addEventListener("submit", async (ev) => {
+  function formIsEmpty() {
+    return names.every((name) => !fields[name].value.trim());
+  }
+
+  function bringBack(entry, badField) {
+    for (const name of names) fields[name].value = entry[name];
+    const target = fields[badField] || fields.table;
+    target.focus();
+    if (target.select) target.select();
+  }
+
+  async function send(entry, row) {
+    const body = new FormData();
+    body.append("round", round);
+    body.append("key", entry.key);
+    for (const name of names) body.append(name, entry[name]);
+    let res;
+    let answer = null;
+    try {
+      res = await fetch(form.action, {
+        method: "POST",
+        body,
+        credentials: "same-origin",
+        headers: { Accept: "application/json", "X-CSRFToken": csrfToken(form) },
+      });
+      answer = await res.json();
+    } catch (err) {
+      res = null;
+    }
+    pending -= 1;
+    form.dataset.pending = String(pending);
+    const state = row.querySelector(".entry-state");
+    if (res && res.ok) {
+      const slip = answer.slip;
+      const text = answer.created ? texts.recorded : texts.again;
+      row.querySelector(".entry-name").textContent = answer.player.name;
+      row.querySelector(".entry-word").textContent = slip.word;
+      row.querySelector(".entry-ref").textContent = slip.ref || "";
+      state.textContent = text;
+      state.className = "entry-state outcome-ok";
+      row.dataset.state = "recorded";
+      say(`${text}: ${texts.table}${answer.player.table} ${answer.player.name} — ${slip.word} ${slip.ref || ""} ${slip.claimed ?? ""}`, true);
+      showProgress(answer.progress);
+      return;
+    }
+    const error = (answer && answer.error) || { message: texts.network, fields: {} };
+    const badField = Object.keys(error.fields || {}).find((name) => fields[name]);
+    row.dataset.state = "refused";
+    state.textContent = `${texts.refused}: ${error.message} `;
+    state.className = "entry-state outcome-zero";
+    say(`${texts.refused} (${texts.table}${entry.table}): ${error.message}`, false);
+    // Sent again after a fix, the entry is a new slip: it gets a new key (a network failure keeps it).
+    if (res) entry.key = newKey();
+    const again = document.createElement("button");
+    again.type = "button";
+    again.className = "button-small";
+    again.textContent = texts.edit;
+    again.addEventListener("click", () => bringBack(entry, badField));
+    state.appendChild(again);
+    if (formIsEmpty()) bringBack(entry, badField);
+  }
+
+  form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    if (busy) return;
     for (const name of ["table", "word"]) {
       if (!fields[name].value.trim()) {
         fields[name].focus();
         return;
       }
     }
-    busy = true;
-    if (!keyField.value) keyField.value = newKey();
-    const sent = {
-      table: fields.table.value.trim(),
-      word: fields.word.value.trim(),
-      ref: fields.ref.value.trim(),
-      score: fields.score.value.trim(),
-    };
-    let res;
-    let body = null;
-    try {
-      res = await fetch(form.action, {
-        method: "POST",
-        body: new FormData(form),
-        credentials: "same-origin",
-        headers: { Accept: "application/json", "X-CSRFToken": csrfToken(form) },
-      });
-      body = await res.json();
-    } catch (err) {
-      busy = false;
-      say(texts.network, false);
-      fields.table.focus();
-      return;
-    }
-    busy = false;
-    if (res.ok) {
-      const slip = body.slip;
-      const text = !body.created ? texts.again : texts.recorded;
-      logRow(
-        [
-          [String(body.player.table ?? sent.table), "num"],
-          [body.player.name, ""],
-          [slip.word, "word"],
-          [slip.ref || "", ""],
-          [slip.claimed === null ? "" : String(slip.claimed), "num"],
-        ],
-        { text, ok: true },
-      );
-      say(`${text}: ${texts.table}${body.player.table} ${body.player.name} — ${slip.word} ${slip.ref || ""} ${slip.claimed ?? ""}`, true);
-      showProgress(body.progress);
-      form.reset();
-      keyField.value = "";
-      fields.table.focus();
-      return;
-    }
-    const error = (body && body.error) || { message: String(res.status), fields: {} };
-    say(`${texts.refused}: ${error.message}`, false);
-    logRow(
-      [[sent.table, "num"], ["", ""], [sent.word, "word"], [sent.ref, ""], [sent.score, "num"]],
-      { text: `${texts.refused}: ${error.message}`, ok: false },
-    );
-    // The same entry, once fixed, is a new slip: it needs its own key.
-    keyField.value = "";
-    const bad = Object.keys(error.fields || {}).find((name) => fields[name]);
-    const target = fields[bad] || fields.table;
-    target.focus();
-    if (target.select) target.select();
+    const entry = { key: newKey() };
+    for (const name of names) entry[name] = fields[name].value.trim();
+    const row = document.createElement("tr");
+    row.dataset.state = "sending";
+    cell(row, entry.table, "num");
+    cell(row, "", "entry-name");
+    cell(row, entry.word, "word entry-word");
+    cell(row, entry.ref, "entry-ref");
+    cell(row, entry.score, "num");
+    cell(row, texts.sending, "entry-state");
+    logBody.prepend(row);
+    form.reset();
+    fields.table.focus();
+    pending += 1;
+    form.dataset.pending = String(pending);
+    queue = queue.then(() => send(entry, row));
   });
 
   // Slips handed in from phones move the count too; a closed or new round reloads the page.
@@ -217,8 +235,8 @@ function slipEntry(form) {
     const res = await fetch(`/games/${gameId}/live`, { cache: "no-store" });
     if (!res.ok) return;
     const info = await res.json();
-    if (String(info.round) !== form.dataset.round || info.round_status !== "open") {
-      if (!busy && !typingIn(form)) window.location.reload();
+    if (String(info.round) !== round || info.round_status !== "open") {
+      if (!pending && formIsEmpty()) window.location.reload();
       return;
     }
     if (count && info.progress) count.textContent = `${info.progress.received} / ${info.progress.players}`;

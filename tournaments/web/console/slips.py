@@ -43,6 +43,8 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
             "refused": _("Refused"),
             "network": _("Not sent: no answer from the server. Press Enter again."),
             "table": pgettext("table abbreviation", "T."),
+            "sending": _("Sending…"),
+            "edit": _("Edit"),
         },
         "breadcrumbs": game_breadcrumbs(game, (_("Paper slips"), None)),
     })
