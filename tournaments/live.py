@@ -131,6 +131,7 @@ def game_versions(game_ids) -> dict[int, int]:
 HEARTBEAT_SECONDS = 15.0
 SYNC_STREAM_SECONDS = 55.0
 SYNC_POLL_SECONDS = 0.25
+SYNC_HEARTBEAT_SECONDS = 3.0
 
 
 def _snapshot_json(snapshot: dict) -> str:
@@ -254,24 +255,34 @@ def watcher() -> VersionWatcher:
 
 
 def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_STREAM_SECONDS,
-                poll: float = SYNC_POLL_SECONDS):
-    """The same events for a WSGI server: one thread per listener, so it ends after `duration` seconds and
-    the browser reconnects by itself."""
+                poll: float = SYNC_POLL_SECONDS, heartbeat: float = SYNC_HEARTBEAT_SECONDS):
+    """The same events for a WSGI server (runserver, the test server): one thread per listener, so it ends
+    after `duration` seconds and the browser reconnects by itself. A frequent heartbeat notices a closed
+    page early; the database connection is closed after each build, so an idle stream holds none."""
+    from django.db import connections
+
     yield "retry: 1000\n\n"
     started = last_sent = time.monotonic()
     sent = None
+    version = None
     while time.monotonic() - started < duration:
-        snapshot = game_snapshot(game_id)
-        if snapshot is None:
-            return
-        shown = {key: value for key, value in snapshot.items() if key != "version"}
-        if not progress:
-            shown = without_progress(snapshot)
-        if shown != sent:
-            sent = shown
-            last_sent = time.monotonic()
-            yield sse_event(with_server_time(_snapshot_json(snapshot)))
-        elif time.monotonic() - last_sent > HEARTBEAT_SECONDS:
+        current = game_version(game_id)
+        if current != version:
+            version = current
+            try:
+                snapshot = game_snapshot(game_id)
+            finally:
+                connections.close_all()
+            if snapshot is None:
+                return
+            shown = {key: value for key, value in snapshot.items() if key != "version"}
+            if not progress:
+                shown = without_progress(snapshot)
+            if shown != sent:
+                sent = shown
+                last_sent = time.monotonic()
+                yield sse_event(with_server_time(_snapshot_json(snapshot)))
+        if time.monotonic() - last_sent > heartbeat:
             last_sent = time.monotonic()
             yield ": ping\n\n"
         time.sleep(poll)

@@ -201,3 +201,27 @@ export function makePickable(table, { onPick } = {}) {
     },
   };
 }
+
+// A slip word with its blanks (lowercase letters) circled, as on paper; the blank is also named for
+// screen readers.
+export function wordElement(word, { blankLabel = "blank" } = {}) {
+  const span = document.createElement("span");
+  span.className = "slip-word";
+  span.dataset.word = word || "";
+  Array.from(word || "").forEach((ch) => {
+    if (ch !== ch.toUpperCase()) {
+      const letter = document.createElement("span");
+      letter.className = "blank-letter";
+      letter.textContent = ch.toUpperCase();
+      letter.title = blankLabel;
+      const hidden = document.createElement("span");
+      hidden.className = "visually-hidden";
+      hidden.textContent = ` (${blankLabel}) `;
+      letter.appendChild(hidden);
+      span.appendChild(letter);
+    } else {
+      span.append(ch);
+    }
+  });
+  return span;
+}

@@ -1,14 +1,15 @@
 // The player's phone: join, follow the round, hand in a slip that survives a lost network, see results.
-import { fillBoard, formatRef, makePickable, parseRef, renderRack } from "./board.js";
+import { fillBoard, formatRef, makePickable, parseRef, renderRack, wordElement } from "./board.js";
 import { formatSeconds, serverClock, startCountdown } from "./clock.js";
 import { subscribe } from "./live.js";
 
 const $ = (id) => document.getElementById(id);
 
-// Before the start the clock shows the round's full time; with no rack in play, dashes.
+// Before the start the clock shows the round's full time, after the close 0:00, with no round dashes.
 function idleTime(info) {
   const seconds = (info.game && info.game.round_seconds) || 0;
-  return info.round_status === "drawn" && seconds ? formatSeconds(seconds) : "–:––";
+  if (info.round_status === "drawn" && seconds) return formatSeconds(seconds);
+  return info.round_status === "closed" ? formatSeconds(0) : "–:––";
 }
 const storeKey = (gameId) => `arbiter.game.${gameId}`;
 const pendingKey = (gameId) => `arbiter.pending.${gameId}`;
@@ -293,7 +294,7 @@ function setupPlay() {
         formChanged();
         return;
       }
-      if (res && res.status === 409) {
+      if (res && res.status === 409 && body && body.error && body.error.code === "round_closed") {
         sending = null;
         localStorage.removeItem(pendingKey(gameId));
         slipStatus.textContent = T.refused_closed;
@@ -337,26 +338,8 @@ function setupPlay() {
     $("receipt").hidden = false;
   }
 
-  // A word with its blanks circled, as on a paper slip.
   function wordNode(word) {
-    const span = document.createElement("span");
-    span.className = "slip-word";
-    Array.from(word || "").forEach((ch) => {
-      if (ch !== ch.toUpperCase()) {
-        const b = document.createElement("span");
-        b.className = "blank-letter";
-        b.textContent = ch.toUpperCase();
-        b.title = T.blank;
-        const hidden = document.createElement("span");
-        hidden.className = "visually-hidden";
-        hidden.textContent = ` (${T.blank}) `;
-        b.appendChild(hidden);
-        span.appendChild(b);
-      } else {
-        span.append(ch);
-      }
-    });
-    return span;
+    return wordElement(word, { blankLabel: T.blank });
   }
 
   function fillForm(slip) {
@@ -421,9 +404,13 @@ function setupPlay() {
   }
 
   // -- after the close: top, master, my result, the standings.
-  function playText(play) {
-    if (!play) return T.no_play;
-    return `${play.word} ${play.ref} · ${fmt(T.points, { n: play.score })}`;
+  function showPlay(el, play) {
+    el.textContent = "";
+    if (!play) {
+      el.textContent = T.no_play;
+      return;
+    }
+    el.append(wordNode(play.word), ` ${play.ref} · ${fmt(T.points, { n: play.score })}`);
   }
 
   async function showResults(number) {
@@ -433,9 +420,10 @@ function setupPlay() {
       if (detail.status !== "closed") return;
       resultsShown = number;
       $("results-title").textContent = fmt(T.round_n, { n: number });
-      const tops = detail.tops || [];
-      $("result-top").textContent = tops.length ? tops.map(playText).join(" / ") : T.no_play;
-      $("result-master").textContent = playText(detail.master);
+      const count = (detail.tops || []).length;
+      $("result-top").textContent = detail.top_score === null || detail.top_score === undefined ? T.no_play
+        : count > 1 ? fmt(T.tied, { n: detail.top_score, count }) : fmt(T.top_score, { n: detail.top_score });
+      showPlay($("result-master"), detail.master);
       const mine = (detail.results || []).find((row) => row.player === me.player);
       const box = $("result-mine");
       box.textContent = "";

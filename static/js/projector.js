@@ -1,15 +1,16 @@
 // The projector: big board, the rack (kept letters, then the new ones), the countdown with the
 // 30-second call, the last top and master, the top of the standings. Follows the game live.
-import { fillBoard, renderRack } from "./board.js";
+import { fillBoard, renderRack, wordElement } from "./board.js";
 import { formatSeconds, serverClock, startCountdown } from "./clock.js";
 import { subscribe } from "./live.js";
 
 const $ = (id) => document.getElementById(id);
 
-// Before the start the clock shows the round's full time; with no rack in play, dashes.
+// Before the start the clock shows the round's full time, after the close 0:00, with no round nothing.
 function idleTime(info) {
   const seconds = (info.game && info.game.round_seconds) || 0;
-  return info.round_status === "drawn" && seconds ? formatSeconds(seconds) : "–:––";
+  if (info.round_status === "drawn" && seconds) return formatSeconds(seconds);
+  return info.round_status === "closed" ? formatSeconds(0) : "";
 }
 const config = JSON.parse($("page-config").textContent);
 const T = config.text;
@@ -28,8 +29,19 @@ const countdown = startCountdown($("countdown"), {
   },
 });
 
-function playText(play) {
-  return play ? `${play.word} ${play.ref} · ${fmt(T.points, { n: play.score })}` : T.no_play;
+function showPlay(el, play) {
+  el.textContent = "";
+  if (!play) {
+    el.textContent = T.no_play;
+    return;
+  }
+  el.append(wordElement(play.word, { blankLabel: T.blank }), ` ${play.ref} · ${fmt(T.points, { n: play.score })}`);
+}
+
+function topText(last) {
+  const count = (last.tops || []).length;
+  if (last.top_score === null || last.top_score === undefined) return T.no_play;
+  return `${T.top} ${count > 1 ? fmt(T.tied, { n: last.top_score, count }) : fmt(T.top_score, { n: last.top_score })}`;
 }
 
 function render(info) {
@@ -53,8 +65,8 @@ function render(info) {
   const last = info.last;
   if (last) {
     $("last-title").textContent = fmt(T.round_n, { n: last.number });
-    $("last-top").textContent = last.tops && last.tops.length ? last.tops.map(playText).join(" / ") : T.no_play;
-    $("last-master").textContent = playText(last.master);
+    $("last-top").textContent = topText(last);
+    showPlay($("last-master"), last.master);
   }
   $("last").hidden = !last;
   const body = $("standings-body");

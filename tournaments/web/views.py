@@ -125,6 +125,8 @@ def phone_texts() -> dict[str, str]:
         "paid": _("paid %(n)s"),
         "claimed": _("claimed %(n)s"),
         "no_play": _("no play possible"),
+        "top_score": _("%(n)s points"),
+        "tied": _("%(n)s points, %(count)s plays"),
         "live": _("live"),
         "reconnecting": _("reconnecting…"),
         "offline": _("offline: retrying"),

@@ -1,0 +1,183 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright against the live server, and a real Celery
+worker on the live server's database.
+
+Without a usable Chromium the browser tests are skipped with the reason, unless CI is set: then they fail.
+Screenshots go to test-artifacts/screenshots/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1366, "height": 768},
+         "projector": {"width": 1920, "height": 1080}}
+
+def _unavailable(reason: str):
+    if os.environ.get("CI"):
+        pytest.fail(f"Chromium is required in CI: {reason}")
+    pytest.skip(f"Chromium not available: {reason}")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        _unavailable(f"playwright is not installed ({exc})")
+    if not Path(CHROMIUM).exists():
+        _unavailable(f"{CHROMIUM} does not exist (apt-get install chromium, or set CHROMIUM_PATH)")
+    # Playwright's sync API keeps an event loop in the test's thread; the test's own ORM calls between
+    # browser steps are synchronous and safe, so Django's guard is lifted for the browser tests only.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    manager = sync_playwright().start()
+    try:
+        browser = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    except Exception as exc:
+        manager.stop()
+        _unavailable(f"{CHROMIUM} did not start: {exc}")
+    yield browser
+    browser.close()
+    manager.stop()
+    if previous is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def new_page(chromium, live_server):
+    """``new_page(size="phone", locale="en-GB", clock_shift_seconds=0)``: a page in its own context.
+
+    ``size``: "phone" (390x844), "laptop" (1366x768), "projector" (1920x1080).
+
+    ``clock_shift_seconds`` moves the page's Date by that many seconds, as on a device whose clock is wrong.
+    """
+    contexts = []
+
+    def make(size: str = "phone", locale: str = "en-GB", clock_shift_seconds: float = 0):
+        context = chromium.new_context(viewport=SIZES[size], locale=locale, base_url=live_server.url)
+        if clock_shift_seconds:
+            context.add_init_script(script=_shifted_date(clock_shift_seconds * 1000))
+        contexts.append(context)
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def _shifted_date(shift_ms: float) -> str:
+    """Replace Date so that Date.now() and new Date() run `shift_ms` ahead of the real clock."""
+    return f"""
+(() => {{
+  const shift = {shift_ms};
+  const RealDate = Date;
+  const realNow = RealDate.now.bind(RealDate);
+  class ShiftedDate extends RealDate {{
+    constructor(...args) {{
+      if (args.length === 0) super(realNow() + shift); else super(...args);
+    }}
+    static now() {{ return realNow() + shift; }}
+  }}
+  ShiftedDate.parse = RealDate.parse;
+  ShiftedDate.UTC = RealDate.UTC;
+  globalThis.Date = ShiftedDate;
+}})();
+"""
+
+
+@pytest.fixture
+def screenshot():
+    """``screenshot(page, name)``: a full-page PNG in test-artifacts/screenshots/<name>.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str, full_page: bool = False, size: str | None = None) -> Path:
+        if size is not None:
+            page.set_viewport_size(SIZES[size])
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    return take
+
+
+@pytest.fixture
+def celery_worker(live_server, settings):
+    """A real ``celery -A arbiter worker`` on the live server's (committed) test database and the test Redis.
+
+    Needs REDIS_URL (a Redis broker) and a PostgreSQL DATABASE_URL: the worker is another process.
+    """
+    from django.core.cache import cache
+    from django.db import connection
+
+    redis_url = os.environ.get("REDIS_URL", "")
+    if not redis_url.startswith("redis://") or connection.vendor != "postgresql":
+        if os.environ.get("CI"):
+            pytest.fail("the worker test needs REDIS_URL=redis://... and a PostgreSQL DATABASE_URL")
+        pytest.skip("the worker test needs REDIS_URL=redis://... and a PostgreSQL DATABASE_URL")
+    db = connection.settings_dict
+    database_url = f"postgres://{db['USER']}"
+    if db.get("PASSWORD"):
+        database_url += f":{db['PASSWORD']}"
+    database_url += f"@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "DJANGO_SETTINGS_MODULE": "arbiter.settings.test",
+    }
+    celery = [sys.executable, "-m", "celery", "-A", "arbiter"]
+    # Tasks left in the queue by an earlier run name rows of another database: drop them.
+    subprocess.run([*celery, "purge", "-f"], env=env, cwd=ROOT, capture_output=True, timeout=60)
+    log_path = ROOT / "test-artifacts" / "celery-worker.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log = open(log_path, "w")
+    worker = subprocess.Popen(
+        [*celery, "worker", "--pool=solo", "--concurrency=1", "--loglevel=INFO", "--without-gossip",
+         "--without-mingle", "--without-heartbeat", "-n", f"browser-{uuid.uuid4().hex[:8]}@%h"],
+        env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        from tournaments.tasks import ping
+
+        token = uuid.uuid4().hex
+        ping.delay(token)
+        deadline = time.monotonic() + 60
+        while cache.get(f"ping:{token}") != "pong":
+            if worker.poll() is not None:
+                pytest.fail(f"the Celery worker exited ({worker.returncode}); see {log_path}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"the Celery worker did not answer a ping within 60 s; see {log_path}")
+            time.sleep(0.2)
+        yield worker
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        log.close()

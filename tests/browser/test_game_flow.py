@@ -1,0 +1,227 @@
+"""A round played end to end in real Chromium: two phones (one switched to French, with a clock two minutes
+fast), the projector, the arbitrator through the HTTP API with a staff token, and the close by the clock
+in a real Celery worker."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+RACK = "AEINRS?"
+ROUND_SECONDS = 10
+
+
+def _api(live_server, method: str, path: str, token: str, body: dict | None = None):
+    request = urllib.request.Request(
+        live_server.url + path,
+        method=method,
+        data=json.dumps(body or {}).encode() if method != "GET" else None,
+        headers={"Content-Type": "application/json", "Authorization": f"Token {token}"},
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read() or b"null")
+
+
+def _seconds_shown(page) -> int:
+    value = page.locator("#countdown").get_attribute("data-seconds-left")
+    return int(value) if value is not None else -1
+
+
+def _wait_for(predicate, timeout: float = 10.0, step: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+@pytest.fixture
+def arbitrator_token(django_user_model):
+    from rest_framework.authtoken.models import Token
+
+    user = django_user_model.objects.create_user(username="arbitre", password="pw-arbitre-1", is_staff=True)
+    return Token.objects.create(user=user).key
+
+
+@pytest.fixture
+def fresh_cache():
+    """Live versions and snapshots of an earlier run must not name this run's games."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+def _plays(tournament):
+    """The engine's view of round 1 with RACK: the top, and a valid play with a blank that is not a top."""
+    from engine.board import Board
+    from engine.movegen import find_tops, generate_plays
+    from engine.notation import format_ref
+    from tournaments.lexicons import get_lexicon
+
+    lexicon, tiles, rules = get_lexicon(tournament.lexicon), tournament.tiles, tournament.rules
+    board = Board.empty()
+    tops = find_tops(board, RACK, lexicon, tiles, rules)
+    best_by_word = {}
+    for play in generate_plays(board, RACK, lexicon, tiles, rules):
+        if play.word not in best_by_word or play.score > best_by_word[play.word].score:
+            best_by_word[play.word] = play
+    top_words = {play.word.upper() for play in tops.plays}
+    with_blank = sorted(
+        (p for p in best_by_word.values() if any(t[3] for t in p.tiles) and p.word.upper() not in top_words),
+        key=lambda p: (-p.score, p.word),
+    )
+
+    def slip(play, claimed):
+        return {"word": play.word, "ref": format_ref(play.row, play.col, play.horizontal, tournament.coordinates),
+                "score": claimed, "play": play}
+
+    top = tops.plays[0]
+    other = with_blank[0]
+    return slip(top, top.score), slip(other, other.score + 3)
+
+
+def _judge(tournament, slip):
+    from engine.board import Board
+    from engine.judging import Slip, judge_slip
+    from tournaments.lexicons import get_lexicon
+
+    return judge_slip(Board.empty(), RACK, 1, Slip(slip["word"], slip["ref"], slip["score"]),
+                      get_lexicon(tournament.lexicon), tournament.tiles, tournament.rules,
+                      labelling=tournament.coordinates)
+
+
+def _join(page, code: str, name: str) -> None:
+    page.goto(f"/join/{code}")
+    page.get_by_label(re.compile("name|nom", re.I)).fill(name)
+    page.locator("#join-form button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/games/\d+/play$"))
+
+
+def test_round_on_two_phones_closes_by_the_clock(
+    live_server, new_page, screenshot, celery_worker, arbitrator_token, fresh_cache
+):
+    from tournaments.models import Round, Slip
+    from tournaments.services import game_create, tournament_create
+
+    tournament = tournament_create(name="Open de Lyon", round_seconds=ROUND_SECONDS)
+    game = game_create(tournament=tournament, seed=11)
+    slip_a, slip_b = _plays(tournament)
+    expected_a, expected_b = _judge(tournament, slip_a), _judge(tournament, slip_b)
+    assert expected_a.outcome == "ok" and expected_b.outcome == "warning"
+
+    alice = new_page("phone")
+    _join(alice, game.join_code, "Alice")
+    screenshot(alice, "phone-join-done-390")
+
+    # Bruno's phone runs two minutes fast, and he reads the page in French.
+    bruno = new_page("phone", clock_shift_seconds=120)
+    _join(bruno, game.join_code, "Bruno")
+    bruno.locator(".language-switch button[value=fr]").click()
+    bruno.wait_for_selector("html[lang=fr]")
+    assert bruno.locator("label[for=slip-word]").inner_text() == "Mot"
+
+    projector = new_page("projector")
+    projector.goto(f"/games/{game.pk}/projector")
+    projector.wait_for_selector("#join:not([hidden])")
+    assert game.join_code in projector.locator(".pj-code").inner_text()
+
+    # The arbitrator draws a typed rack: every screen shows it without a reload.
+    drawn = _api(live_server, "POST", f"/api/games/{game.pk}/rounds", arbitrator_token, {"rack": RACK})
+    assert drawn["rack"].replace("?", "") == RACK.replace("?", "") or sorted(drawn["rack"]) == sorted(RACK)
+    for page in (alice, bruno, projector):
+        page.wait_for_function("document.querySelectorAll('#rack .rtile').length === 7", timeout=1500)
+
+    # Bruno's slip: the first POST reaches the server but its answer is lost; the page must retry.
+    dropped = []
+
+    def drop_first_answer(route):
+        if route.request.method == "POST" and not dropped:
+            dropped.append(route.request.post_data_json)
+            route.fetch()  # the server receives and stores the slip...
+            route.abort("connectionreset")  # ...but the phone never hears back
+        else:
+            route.continue_()
+
+    bruno.route(re.compile(r".*/api/games/\d+/rounds/1/slips$"), drop_first_answer)
+
+    started = _api(live_server, "POST", f"/api/games/{game.pk}/rounds/1/start", arbitrator_token)
+    assert started["status"] == "open"
+    for page in (alice, bruno, projector):
+        page.wait_for_function("Number(document.getElementById('countdown').dataset.secondsLeft) > 0", timeout=1500)
+    # Corrected for Bruno's clock: both phones show the same time left (not two minutes less).
+    assert abs(_seconds_shown(alice) - _seconds_shown(bruno)) <= 1
+    assert 0 < _seconds_shown(bruno) <= ROUND_SECONDS
+
+    # Alice picks the start square on the board, then writes the word and her score.
+    play_a = slip_a["play"]
+    alice.locator(f"#board td[data-r='{play_a.row}'][data-c='{play_a.col}']").click()
+    assert alice.locator("#slip-ref").input_value() == slip_a["ref"]
+    alice.locator("#slip-word").fill(slip_a["word"].upper())
+    for i, letter in enumerate(slip_a["word"]):
+        if letter.islower():
+            alice.locator("#blank-toggles button").nth(i).click()
+    alice.locator("#slip-score").fill(str(slip_a["score"]))
+    alice.locator("#slip-submit").click()
+    alice.wait_for_selector("#receipt:not([hidden])", timeout=3000)
+    assert slip_a["ref"] in alice.locator("#receipt-text").inner_text()
+
+    # Bruno types the reference and marks his blank with the toggle.
+    bruno.locator("#slip-ref").fill(slip_b["ref"])
+    bruno.locator("#slip-word").fill(slip_b["word"].upper())
+    for i, letter in enumerate(slip_b["word"]):
+        if letter.islower():
+            bruno.locator("#blank-toggles button").nth(i).click()
+            assert bruno.locator("#blank-toggles button").nth(i).get_attribute("aria-pressed") == "true"
+    bruno.locator("#slip-score").fill(str(slip_b["score"]))
+    bruno.locator("#slip-submit").click()
+    bruno.wait_for_selector("#slip-status.status-warn", timeout=3000)  # "not received yet, retrying"
+    bruno.wait_for_selector("#slip-status.status-ok", timeout=6000)
+    screenshot(bruno, "phone-slip-accepted-fr-390", full_page=True)
+    assert dropped and dropped[0]["word"] == slip_b["word"]
+    assert "retry" not in bruno.locator("#slip-status").inner_text().lower()
+
+    # The close comes from the worker at the deadline; the pages learn of it by themselves.
+    round_ = Round.objects.get(game=game, number=1)
+    for page in (alice, bruno):
+        page.wait_for_selector("#results:not([hidden])", timeout=(ROUND_SECONDS + 10) * 1000)
+    round_.refresh_from_db()
+    assert round_.status == Round.Status.CLOSED
+    assert round_.closed_at >= round_.deadline
+
+    bruno_slips = Slip.objects.filter(round=round_, player__name="Bruno")
+    assert bruno_slips.count() == 1  # the retry used the same key: nothing duplicated
+    assert bruno_slips.get().word == slip_b["word"]
+
+    mine_a = alice.locator("#result-mine").inner_text()
+    assert f"paid {expected_a.paid}" in mine_a and "OK" in mine_a
+    mine_b = bruno.locator("#result-mine").inner_text()
+    assert f"{expected_b.paid}" in mine_b and "Avertissement" in mine_b
+    assert bruno.locator("#result-mine .reason").get_attribute("data-reason") == expected_b.reason
+
+    master = round_.master
+    projector.wait_for_function(
+        "word => document.querySelector('#last-master .slip-word')?.dataset.word === word", arg=master["word"],
+        timeout=3000,
+    )
+    assert master["ref"] in projector.locator("#last-master").inner_text()
+    alice.wait_for_selector("#standings:not([hidden])")
+    assert "Alice" in alice.locator("#standings-body").inner_text()
+
+    screenshot(alice, "phone-results-390", full_page=True)
+    screenshot(bruno, "phone-results-fr-390", full_page=True)
+    screenshot(projector, "projector-1920")
+    for page in (alice, bruno, projector):
+        assert page.errors == []
+
+    # The same screens at the other size.
+    screenshot(projector, "projector-1366", size="laptop")
+    screenshot(projector, "projector-390", size="phone")
+    screenshot(alice, "phone-results-1366", full_page=True, size="laptop")
