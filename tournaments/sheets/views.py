@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
@@ -16,6 +18,7 @@ from rest_framework.views import APIView
 
 from tournaments import selectors
 from tournaments.api.permissions import IsArbitrator
+from tournaments.api.serializers import ErrorSerializer
 from tournaments.errors import NotFound, ServiceError
 from tournaments.exports import export_record, restore_record, results_file, standings_csv
 from tournaments.models import Game, Tournament
@@ -27,6 +30,23 @@ from .scoresheet import render_scoresheet, render_scoresheets
 from .standings import render_standings
 
 MAX_RECORD_BYTES = 32 * 1024 * 1024
+
+_ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="Not a game record this server can play back"),
+    401: OpenApiResponse(ErrorSerializer, description="No or unknown credentials"),
+    403: OpenApiResponse(ErrorSerializer, description="Not an arbitrator"),
+    404: OpenApiResponse(ErrorSerializer, description="No such game, player or tournament"),
+    409: OpenApiResponse(
+        ErrorSerializer, description="The tournament judges differently, or a step was refused"
+    ),
+    413: OpenApiResponse(ErrorSerializer, description="The record is too large"),
+}
+
+
+def _file_schema(operation_id: str, media_type: str, description: str, *errors: int):
+    responses = {(200, media_type): OpenApiResponse(OpenApiTypes.BINARY, description=description)}
+    responses.update({code: _ERRORS[code] for code in (401, 403, 404, *errors)})
+    return extend_schema(operation_id=operation_id, responses=responses, tags=["sheets and exports"])
 
 
 class FilesFirstNegotiation(BaseContentNegotiation):
@@ -86,18 +106,25 @@ class ArbitratorFileView(APIView):
 
 
 class GameStandingsPdfView(ArbitratorFileView):
+    @_file_schema("game_standings_pdf", "application/pdf", "The game's standings, A4")
     def get(self, request, game_id: int):
         game = _game(game_id)
         return _pdf(render_standings(sources.game_standings_sheet(game)), f"standings-game-{game.pk}.pdf")
 
 
 class GameRecordPdfView(ArbitratorFileView):
+    @_file_schema(
+        "game_record_pdf", "application/pdf", "The game record: rounds, masters and the final board"
+    )
     def get(self, request, game_id: int):
         game = _game(game_id)
         return _pdf(render_record(sources.game_record_sheet(game)), f"record-game-{game.pk}.pdf")
 
 
 class GameScoresheetsPdfView(ArbitratorFileView):
+    @_file_schema(
+        "game_scoresheets_pdf", "application/pdf", "Every player's scoresheet, one player per page", 409
+    )
     def get(self, request, game_id: int):
         game = _game(game_id)
         sheets = sources.scoresheets_for(game)
@@ -107,6 +134,7 @@ class GameScoresheetsPdfView(ArbitratorFileView):
 
 
 class PlayerScoresheetPdfView(ArbitratorFileView):
+    @_file_schema("player_scoresheet_pdf", "application/pdf", "One player's scoresheet")
     def get(self, request, game_id: int, player_id: int):
         game = _game(game_id)
         player = game_players(game).filter(pk=player_id).first()
@@ -117,6 +145,9 @@ class PlayerScoresheetPdfView(ArbitratorFileView):
 
 
 class TournamentStandingsPdfView(ArbitratorFileView):
+    @_file_schema(
+        "tournament_standings_pdf", "application/pdf", "The tournament's standings, one column per game"
+    )
     def get(self, request, tournament_id: int):
         tournament = _tournament(tournament_id)
         sheet = sources.tournament_standings_sheet(tournament)
@@ -124,6 +155,7 @@ class TournamentStandingsPdfView(ArbitratorFileView):
 
 
 class StandingsCsvView(ArbitratorFileView):
+    @_file_schema("game_standings_csv", "text/csv", "The standings as CSV (UTF-8)")
     def get(self, request, game_id: int):
         game = _game(game_id)
         body = standings_csv(selectors.game_standings(game=game))
@@ -133,6 +165,7 @@ class StandingsCsvView(ArbitratorFileView):
 
 
 class ResultsFileView(ArbitratorFileView):
+    @_file_schema("game_results_file", "text/plain", "The federation results file (Latin-1)")
     def get(self, request, game_id: int):
         game = _game(game_id)
         body = results_file(selectors.game_standings(game=game))
@@ -140,6 +173,7 @@ class ResultsFileView(ArbitratorFileView):
 
 
 class RecordJsonView(ArbitratorFileView):
+    @_file_schema("game_record_json", "application/json", "The complete game record, for restoring")
     def get(self, request, game_id: int):
         game = _game(game_id)
         body = json.dumps(export_record(game), ensure_ascii=False, indent=1)
@@ -152,6 +186,16 @@ class RecordImportView(APIView):
     permission_classes = [IsArbitrator]
     parser_classes = [RecordParser]
 
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={
+            201: OpenApiTypes.OBJECT,
+            **{code: _ERRORS[code] for code in (400, 401, 403, 404, 409, 413)},
+        },
+        tags=["sheets and exports"],
+        operation_id="tournament_import_record",
+        description="Play a game record (GET .../exports/record.json) back as a new game of this tournament.",
+    )
     def post(self, request, tournament_id: int):
         tournament = _tournament(tournament_id)
         game = restore_record(record=request.data, tournament=tournament, actor=request.user)
