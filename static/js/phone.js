@@ -444,7 +444,7 @@ function setupPlay() {
         why.textContent = reason;
         box.append(why);
       }
-      $("results").hidden = false;
+      $("results").hidden = info.round_status === "drawn" || info.round_status === "open";
     } catch (err) {
       // Shown at the next change.
     }
@@ -498,6 +498,10 @@ function setupPlay() {
       if (!sending || sending.round !== next.round) resetForm();
     }
     updateForm();
+    // During a round the slip comes first; once it is closed, the results of the last round.
+    const inPlay = next.round_status === "drawn" || next.round_status === "open";
+    if (resultsShown) $("results").hidden = inPlay;
+    if (!inPlay) picker.set(null);
     const lastClosed = next.last && next.last.number;
     if (lastClosed && lastClosed !== resultsShown) showResults(lastClosed);
     else if (!lastClosed) showStandings();

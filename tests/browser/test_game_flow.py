@@ -184,6 +184,7 @@ def test_round_on_two_phones_closes_by_the_clock(
     bruno.locator("#slip-submit").click()
     bruno.wait_for_selector("#slip-status.status-warn", timeout=3000)  # "not received yet, retrying"
     bruno.wait_for_selector("#slip-status.status-ok", timeout=6000)
+    bruno.evaluate("window.scrollTo(0, 0)")
     screenshot(bruno, "phone-slip-accepted-fr-390", full_page=True)
     assert dropped and dropped[0]["word"] == slip_b["word"]
     assert "retry" not in bruno.locator("#slip-status").inner_text().lower()
@@ -215,6 +216,8 @@ def test_round_on_two_phones_closes_by_the_clock(
     alice.wait_for_selector("#standings:not([hidden])")
     assert "Alice" in alice.locator("#standings-body").inner_text()
 
+    for page in (alice, bruno):
+        page.evaluate("window.scrollTo(0, 0)")
     screenshot(alice, "phone-results-390", full_page=True)
     screenshot(bruno, "phone-results-fr-390", full_page=True)
     screenshot(projector, "projector-1920")

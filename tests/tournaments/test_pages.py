@@ -1,0 +1,252 @@
+"""The phone, join and projector pages and the live feed, through Django's test client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from tournaments import live
+from tournaments.services import round_close, round_draw, round_start, slip_submit
+from tournaments.web.views import board_context
+
+RACK = "AEINRS?"
+
+
+def _played_round(game, player, word="RAINES", ref="H4", score=16):
+    """Round 1 of ``game`` drawn with RACK, opened, one slip from ``player``, closed: the master is placed."""
+    round_ = round_draw(game=game, rack=RACK)
+    round_start(round=round_)
+    slip_submit(round=round_, player=player, word=word, ref=ref, score=score, key="k1")
+    round_close(round=round_)
+    round_.refresh_from_db()
+    game.refresh_from_db()
+    return round_
+
+
+# ---- the board partial ------------------------------------------------------------------------------
+
+
+def test_board_context_follows_the_labelling_and_the_premium_layout():
+    rows = ["." * 15] * 7 + ["...HOUsE......."] + ["." * 15] * 7
+    letters = board_context(rows, "rows-letters")
+    assert [row["label"] for row in letters["rows"]] == list("ABCDEFGHIJKLMNO")
+    assert letters["columns"] == [str(n) for n in range(1, 16)]
+    numbers = board_context(rows, "rows-numbers")
+    assert [row["label"] for row in numbers["rows"]] == [str(n) for n in range(1, 16)]
+    assert numbers["columns"] == list("ABCDEFGHIJKLMNO")
+
+    h = letters["rows"][7]["cells"]
+    assert [c["letter"] for c in h[3:8]] == list("HOUSE")
+    assert [c["blank"] for c in h[3:8]] == [False, False, False, True, False]
+    assert h[7]["centre"] and h[7]["premium"] == "dw"
+    corner = letters["rows"][0]["cells"][0]
+    assert corner["premium"] == "tw" and corner["letter"] == ""
+    assert letters["rows"][1]["cells"][5]["premium"] == "tl"
+    assert letters["rows"][0]["cells"][3]["premium"] == "dl"
+    counts = {}
+    for row in letters["rows"]:
+        for cell in row["cells"]:
+            counts[cell["premium"]] = counts.get(cell["premium"], 0) + 1
+    assert counts == {"tw": 8, "dw": 17, "tl": 12, "dl": 24, "": 164}
+
+
+def test_phone_page_shows_the_board_with_the_tournaments_labels(client, make_game):
+    game = make_game(coordinates="rows-numbers")
+    html = client.get(reverse("phone", args=[game.pk])).content.decode()
+    assert html.count('class="sq') == 225
+    row_labels = re.findall(r'<th scope="row">([^<]+)</th>', html)
+    col_labels = re.findall(r'<th scope="col">([^<]+)</th>', html)
+    assert row_labels[:15] == [str(n) for n in range(1, 16)]
+    assert col_labels[:15] == list("ABCDEFGHIJKLMNO")
+    assert 'data-labelling="rows-numbers"' in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_master_is_drawn_on_the_board_with_its_blank_marked(client, make_game, make_player):
+    game = make_game()
+    player, _ = make_player(game, name="Alice")
+    round_ = _played_round(game, player)
+    master = round_.master
+    assert master is not None
+    html = client.get(reverse("phone", args=[game.pk])).content.decode()
+    tiles = re.findall(r'<span class="tile( blank)?">([A-Z])', html)
+    assert "".join(letter for _, letter in tiles) == master["word"].upper()
+    blanks = [letter for blank, letter in tiles if blank]
+    assert blanks == [ch.upper() for ch in master["word"] if ch.islower()]
+    assert html.count("(blank)") >= len(blanks)
+
+
+# ---- pages, languages and access --------------------------------------------------------------------
+
+
+def test_every_control_of_the_phone_page_has_a_label(client, game):
+    html = client.get(reverse("phone", args=[game.pk])).content.decode()
+    inputs = re.findall(r"<input[^>]*>", html)
+    ids = [re.search(r'id="([^"]+)"', tag).group(1) for tag in inputs if 'type="hidden"' not in tag]
+    assert {"slip-ref", "slip-word", "slip-score"} <= set(ids)
+    for input_id in ids:
+        assert f'<label for="{input_id}"' in html, input_id
+    assert 'class="skip-link" href="#main"' in html and '<main id="main"' in html
+    assert 'role="timer"' in html
+
+
+def test_pages_switch_to_french(client, game):
+    english = client.get(reverse("phone", args=[game.pk])).content.decode()
+    assert '<html lang="en">' in english and ">Word</label>" in english
+    answer = client.post("/i18n/setlang/", {"language": "fr", "next": reverse("phone", args=[game.pk])})
+    assert answer.status_code == 302 and answer["Location"] == reverse("phone", args=[game.pk])
+    french = client.get(reverse("phone", args=[game.pk])).content.decode()
+    assert '<html lang="fr">' in french
+    assert ">Mot</label>" in french and ">Référence</label>" in french
+    assert ">MT<" in french and ">TW<" not in french  # premium squares in French
+    config = json.loads(re.search(r'<script id="page-config" type="application/json">(.*?)</script>', french,
+                                  re.S).group(1))
+    assert config["outcomes"]["warning"] == "Avertissement"
+    assert config["text"]["round_n"] == "Coup %(n)s"
+
+
+def test_join_page_takes_the_code_from_the_qr_link(client):
+    html = client.get(reverse("join-code", args=["ab12cd"])).content.decode()
+    assert 'id="join-code"' in html and 'value="AB12CD"' in html
+    assert client.get(reverse("join")).status_code == 200
+
+
+def test_projector_shows_the_join_code_and_its_qr_link(client, game):
+    html = client.get(reverse("projector", args=[game.pk])).content.decode()
+    assert game.join_code in html
+    assert f"http://testserver/join/{game.join_code}" in html
+    assert "<svg" in html and 'class="segno"' in html
+
+
+def test_unknown_game_pages_are_404(client, db):
+    for name in ("phone", "projector", "game-live", "game-events"):
+        assert client.get(reverse(name, args=[999999])).status_code == 404
+
+
+# ---- the live feed ----------------------------------------------------------------------------------
+
+
+def _live(client, game, **params):
+    answer = client.get(reverse("game-live", args=[game.pk]), params)
+    assert answer.status_code == 200
+    assert "no-cache" in answer["Cache-Control"]
+    return answer.json()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_live_feed_follows_the_round_and_hides_what_the_rules_hide(client, make_game, make_player):
+    game = make_game()
+    player, _ = make_player(game, name="Alice")
+    before = _live(client, game)
+    assert before["round"] is None and before["last"] is None
+
+    round_ = round_draw(game=game, rack=RACK)
+    drawn = _live(client, game)
+    assert drawn["version"] > before["version"]
+    assert drawn["round"] == 1 and drawn["round_status"] == "drawn" and drawn["deadline"] is None
+    assert sorted(drawn["game"]["rack"]) == sorted(RACK)
+
+    round_start(round=round_)
+    slip_submit(round=round_, player=player, word="SIRENAs", ref="H8", score=70, key="k1")
+    opened = _live(client, game)
+    assert opened["round_status"] == "open" and opened["deadline"]
+    assert opened["progress"] == {"round": 1, "received": 1, "players": 1}
+    text = json.dumps(opened)
+    # During the round: no slip content, no top, no score of anything.
+    assert "SIRENA" not in text.upper() and "top_score" not in text and opened["last"] is None
+    assert "seed" not in opened["game"] and "bag" not in opened["game"]
+
+    round_close(round=round_)
+    round_.refresh_from_db()
+    closed = _live(client, game)
+    assert closed["round_status"] == "closed"
+    assert closed["last"]["number"] == 1
+    assert closed["last"]["top_score"] == round_.top_score
+    assert closed["last"]["master"]["word"] == round_.master["word"]
+    assert closed["standings"][0]["name"] == "Alice"
+    assert closed["progress"] is None
+
+
+def test_live_clock_answer_is_small(client, game):
+    body = _live(client, game, clock="1")
+    assert set(body) == {"server_time", "server_ms", "version"}
+    assert body["version"] == live.game_version(game.pk)
+
+
+def _sse_events(chunks) -> list[dict]:
+    text = "".join(c.decode() if isinstance(c, bytes) else c for c in chunks)
+    return [json.loads(m) for m in re.findall(r"^event: state\ndata: (.*)$", text, re.M)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_event_stream_sends_the_state_at_once(client, game):
+    answer = client.get(reverse("game-events", args=[game.pk]))
+    assert answer.status_code == 200
+    assert answer["Content-Type"].startswith("text/event-stream")
+    stream = iter(answer.streaming_content)
+    chunks = [next(stream), next(stream)]
+    answer.close()
+    assert chunks[0].startswith(b"retry:")
+    (event,) = _sse_events(chunks)
+    assert event["game_id"] == game.pk and event["status"] == game.status
+    assert isinstance(event["server_ms"], int) and event["server_time"]
+
+
+def test_sync_stream_sends_a_change_and_skips_slip_counts_unless_asked(monkeypatch):
+    snapshots = iter([
+        {"version": 1, "round": 1, "round_status": "open", "progress": {"received": 0}},
+        {"version": 2, "round": 1, "round_status": "open", "progress": {"received": 1}},
+        {"version": 3, "round": 1, "round_status": "closed", "progress": None},
+    ])
+    versions = iter([1, 2, 3] + [3] * 100)
+    monkeypatch.setattr(live, "game_version", lambda game_id: next(versions))
+    monkeypatch.setattr(live, "game_snapshot", lambda game_id: next(snapshots))
+    chunks = list(live.sync_stream(7, duration=0.2, poll=0.01, heartbeat=60))
+    assert [e["round_status"] for e in _sse_events(chunks)] == ["open", "closed"]
+
+    snapshots = iter([
+        {"version": 1, "round": 1, "round_status": "open", "progress": {"received": 0}},
+        {"version": 2, "round": 1, "round_status": "open", "progress": {"received": 1}},
+    ])
+    versions = iter([1, 2] + [2] * 100)
+    chunks = list(live.sync_stream(7, progress=True, duration=0.2, poll=0.01, heartbeat=60))
+    assert [e["progress"]["received"] for e in _sse_events(chunks)] == [0, 1]
+
+
+def test_version_watcher_wakes_every_stream_once_per_change(monkeypatch):
+    """One watcher per process: one version read per tick for all listeners, one snapshot per change."""
+    state = {"version": 1, "reads": 0, "builds": 0}
+
+    def versions(ids):
+        state["reads"] += 1
+        return {game_id: state["version"] for game_id in ids}
+
+    def snapshot(game_id):
+        state["builds"] += 1
+        return {"version": state["version"], "round": state["version"], "round_status": "open"}
+
+    monkeypatch.setattr(live, "game_versions", versions)
+    monkeypatch.setattr(live, "_snapshot_in_thread", snapshot)
+
+    async def scenario():
+        watcher = live.VersionWatcher(tick=0.01)
+        streams = [watcher.stream(5) for _ in range(50)]
+        for stream in streams:
+            assert (await stream.__anext__()).startswith("retry:")
+        first = await asyncio.gather(*(stream.__anext__() for stream in streams))
+        state["version"] = 2
+        second = await asyncio.wait_for(asyncio.gather(*(stream.__anext__() for stream in streams)), 2)
+        for stream in streams:
+            await stream.aclose()
+        await asyncio.sleep(0.05)
+        return first, second, watcher
+
+    first, second, watcher = asyncio.run(scenario())
+    assert {_sse_events([e])[0]["round"] for e in first} == {1}
+    assert {_sse_events([e])[0]["round"] for e in second} == {2}
+    assert state["builds"] == 2  # not one per listener
+    assert watcher.games == {}  # the last listener gone, the game is no longer watched
