@@ -151,7 +151,7 @@ def test_an_arbitrator_runs_a_round_from_the_console(new_page, screenshot, arbit
     round.refresh_from_db()
     assert round.status == Round.Status.CLOSED
     assert f"Top: {round.top_score} points" in page.locator("#tops-title").inner_text()
-    assert round.master["word"] in page.locator("table.tops").inner_text()
+    assert round.master["word"] in page.locator(".master-line").inner_text()
     screenshot(page, "console-round-closed")
     page.get_by_role("link", name="Every player's result").click()
     page.wait_for_selector("table.results")
@@ -159,8 +159,9 @@ def test_an_arbitrator_runs_a_round_from_the_console(new_page, screenshot, arbit
     screenshot(page, "console-round-results", full_page=True)
 
     # A correction with its reason, kept in the log.
-    page.locator("#player-%d summary" % Player.objects.get(name="Chloé").pk).click()
-    page.locator("#player-%d input[name=reason]" % Player.objects.get(name="Chloé").pk).fill("slip misread")
+    chloe = Player.objects.get(name="Chloé")
+    page.locator(f"#player-{chloe.pk} summary").click()
+    page.locator(f"#player-{chloe.pk} input[name=reason]").fill("slip misread")
     page.keyboard.press("Enter")
     page.wait_for_selector("text=slip misread")
     screenshot(page, "console-correction", full_page=True)

@@ -266,6 +266,7 @@ def test_a_refused_typed_rack_shows_the_precise_reason(console, seated, rack):
     answer = console.post(reverse("console-draw", args=[game.pk]), {"rack": rack}, follow=True)
     assert not Round.objects.filter(game=game).exists()
     assert f"Rack {rack} refused: {reason}" in messages_of(answer)
+    assert f'value="{rack}" autofocus' in answer.content.decode()
 
 
 def test_a_rack_with_other_characters_is_refused_by_the_form(console, seated):
@@ -348,6 +349,13 @@ def test_master_can_be_picked_among_the_tops_and_a_non_top_is_refused(console, s
     refused = console.post(reverse("console-round-master", args=[game.pk, 1]), {"word": "ZZZ", "ref": "H8"},
                            follow=True)
     assert any("is not one of the tied tops" in m for m in messages_of(refused))
+    first = round.tops[0]
+    page = console.get(reverse("console-game", args=[game.pk])).content.decode()
+    assert f'<option value="{first["word"]} {first["ref"]}"' in page
+    console.post(reverse("console-round-master", args=[game.pk, 1]), {"choice": f'{first["word"]} {first["ref"]}'})
+    round.refresh_from_db()
+    assert (round.master["word"], round.master["ref"]) == (first["word"], first["ref"])
+    assert LogEntry.objects.filter(round=round, action="master_change").count() == 2
 
 
 def test_end_of_the_game_is_refused_while_a_round_is_open_then_done(console, seated):

@@ -84,8 +84,20 @@ class CorrectionForm(forms.Form):
 
 
 class MasterForm(forms.Form):
-    word = forms.CharField(label=_("Word"), max_length=20)
-    ref = forms.CharField(label=_("Reference"), max_length=8)
+    """One of the tied tops, as "WORD REF" from the list (``choice``) or as word and reference."""
+
+    choice = forms.CharField(label=_("Pick another top"), required=False, max_length=40)
+    word = forms.CharField(label=_("Word"), max_length=20, required=False)
+    ref = forms.CharField(label=_("Reference"), max_length=8, required=False)
+
+    def clean(self):
+        data = super().clean()
+        choice = (data.get("choice") or "").split()
+        if len(choice) == 2:
+            data["word"], data["ref"] = choice
+        if not data.get("word") or not data.get("ref"):
+            raise forms.ValidationError(_("Pick one of the tied tops."))
+        return {"word": data["word"], "ref": data["ref"]}
 
 
 class LexiconImportForm(forms.Form):

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
@@ -78,7 +79,8 @@ def panel_context(game: Game) -> dict:
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     context = panel_context(game)
-    context.update({"section": "tournaments", "tab": "round", "breadcrumbs": game_breadcrumbs(game)})
+    context.update({"section": "tournaments", "tab": "round", "breadcrumbs": game_breadcrumbs(game),
+                    "refused_rack": request.GET.get("rack", "")[:16]})
     return render(request, "console/game.html", context)
 
 
@@ -105,8 +107,9 @@ def round_draw(request: HttpRequest, game_id: int) -> HttpResponse:
     except ServiceError as error:
         if rack:
             report_error(request, error, prefix=_("Rack %(rack)s refused:") % {"rack": rack})
-        else:
-            report_error(request, error)
+            # Back to the form with the rack as typed, to be fixed rather than typed again.
+            return redirect(reverse("console-game", args=[game.pk]) + "?" + urlencode({"rack": rack}))
+        report_error(request, error)
         return redirect("console-game", game_id=game.pk)
     messages.success(request, _("Round %(number)s: rack %(rack)s.") % {"number": round.number, "rack": round.rack})
     if round.rejected:
