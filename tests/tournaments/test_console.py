@@ -200,8 +200,11 @@ def test_registering_a_player_with_a_table(console, seated):
     assert answer.status_code == 302
     chloe = Player.objects.get(name="Chloé")
     assert chloe.table == 3 and chloe.first_game == game
-    page = console.get(reverse("console-players", args=[game.pk]))
+    assert answer.url == reverse("console-players", args=[game.pk]) + "?added=1"
+    page = console.get(answer.url)
     assert "Chloé registered at table 3." in messages_of(page)
+    name_input = re.search(r'<input[^>]*id="id_name"[^>]*>', page.content.decode()).group(0)
+    assert "autofocus" in name_input
 
 
 def test_registering_a_player_without_a_name_is_refused(console, seated):
@@ -551,8 +554,13 @@ def test_standings_page_matches_the_selector_and_links_sheets_and_exports(consol
     assert page.context["rows"] == selectors.game_standings(game=game)
     html = page.content.decode()
     for tail in ("sheets/standings.pdf", "sheets/record.pdf", "exports/standings.csv", "exports/results.txt",
-                 "exports/record.json", f"players/{ada.pk}/scoresheet.pdf"):
+                 "exports/record.json", f"players/{ada.pk}/scoresheet.pdf", "sheets/scoresheets.pdf"):
         assert f"/api/games/{game.pk}/{tail}" in html
+    # The console's session opens them (no API token needed).
+    pdf = console.get(f"/api/games/{game.pk}/sheets/standings.pdf")
+    assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
+    csv = console.get(f"/api/games/{game.pk}/exports/standings.csv")
+    assert csv.status_code == 200 and "Ada" in csv.content.decode("utf-8", "replace")
 
 
 def test_player_page_shows_each_round(console, seated):

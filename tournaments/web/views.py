@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import segno
 from django.core.handlers.asgi import ASGIRequest
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -133,6 +135,7 @@ def phone_texts() -> dict[str, str]:
         "polling": _("live (polling)"),
         "not_joined": _("You have not joined this game on this device."),
         "bag": _("Bag"),
+        "slips": _("Slips received: %(received)s / %(players)s"),
         "closed_form": _("The round is closed: no slip can be handed in or changed."),
     }
 
@@ -223,7 +226,9 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
 @require_GET
 async def game_events(request: HttpRequest, game_id: int) -> StreamingHttpResponse:
     """Server-sent events: the snapshot at once, then at every change (``?progress=1``: slip counts too)."""
-    if not await Game.objects.filter(pk=game_id).aexists():
+    # Not the async ORM: under ASGI it would open a database connection per stream and keep it for the
+    # stream's life. The snapshot usually comes from the cache; the thread closes any connection it used.
+    if await asyncio.to_thread(live.snapshot_closing_connections, game_id) is None:
         raise Http404
     progress = bool(request.GET.get("progress"))
     if isinstance(request, ASGIRequest):

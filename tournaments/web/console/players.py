@@ -30,12 +30,17 @@ def join_url(request: HttpRequest, code: str) -> str:
 
 def _players_page(request, game, form=None, list_form=None, status=200) -> HttpResponse:
     url = join_url(request, game.join_code)
+    if form is None:
+        form = PlayerForm()
+        if request.GET.get("added"):
+            # Registering one player after another: the cursor waits in the name field.
+            form.fields["name"].widget.attrs["autofocus"] = True
     return render(request, "console/players.html", {
         "section": "tournaments",
         "tab": "players",
         "game": game,
         "players": queries.players_of(game),
-        "form": form or PlayerForm(),
+        "form": form,
         "list_form": list_form or PlayerListForm(),
         "join_url": url,
         "join_qr": segno.make(url, error="m").svg_inline(scale=5, omitsize=True, title=_("QR code to join")),
@@ -65,7 +70,7 @@ def player_register(request: HttpRequest, game_id: int) -> HttpResponse:
             "name": player.name, "table": player.table})
     else:
         messages.success(request, _("%(name)s registered.") % {"name": player.name})
-    return redirect(reverse("console-players", args=[game.pk]) + "#id_name")
+    return redirect(reverse("console-players", args=[game.pk]) + "?added=1")
 
 
 @staff_required

@@ -50,6 +50,12 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
     })
 
 
+def slip_text(slip) -> str:
+    """A slip as the arbitrator reads it: word, reference, score (the parts written)."""
+    parts = [slip.word, slip.ref, "" if slip.claimed is None else str(slip.claimed)]
+    return " ".join(part for part in parts if part)
+
+
 def _refusal(code: str, message: str, status: int, fields: dict | None = None) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message, "fields": fields or {}}}, status=status)
 
@@ -111,9 +117,8 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
             "progress": {"received": progress["received"], "players": progress["players"],
                          "missing": progress["missing"]},
         }, status=201 if created else 200)
-    messages.success(request, _("Table %(table)s (%(name)s): %(word)s %(ref)s %(score)s recorded.") % {
-        "table": player.table, "name": player.name, "word": slip.word, "ref": slip.ref,
-        "score": "" if slip.claimed is None else slip.claimed})
+    messages.success(request, _("Table %(table)s (%(name)s): %(slip)s recorded.") % {
+        "table": player.table, "name": player.name, "slip": slip_text(slip)})
     return redirect("console-slips", game_id=game.pk)
 
 
@@ -135,7 +140,6 @@ def slip_correct(request: HttpRequest, game_id: int, slip_id: int) -> HttpRespon
         except ServiceError as error:
             report_error(request, error)
         else:
-            messages.success(request, _("Slip of %(name)s corrected: %(word)s %(ref)s %(score)s.") % {
-                "name": slip.player.name, "word": corrected.word, "ref": corrected.ref,
-                "score": "" if corrected.claimed is None else corrected.claimed})
+            messages.success(request, _("Slip of %(name)s corrected: %(slip)s.") % {
+                "name": slip.player.name, "slip": slip_text(corrected)})
     return redirect("console-round", game_id=game.pk, number=slip.round.number)
