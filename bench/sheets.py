@@ -4,14 +4,17 @@
 
 Prints, for the standings of --players players and the scoresheets of --scoresheets players over --rounds
 rounds (one PDF, one player per page), and for a game record: the median wall time of --runs runs, the
-peak Python memory of one run (tracemalloc) and the size of the PDF.
+peak Python memory of one run (tracemalloc), the peak resident memory of the process that rendered it
+(each case runs in a fresh process, after the fonts are loaded) and the size of the PDF.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
+import resource
 import statistics
 import sys
 import time
@@ -166,7 +169,8 @@ def synthetic_record(rounds: int, seed: int = 3) -> GameRecord:
     return GameRecord(header=HEADER, rounds=tuple(lines), board=board)
 
 
-def measure(label: str, render, data, runs: int) -> None:
+def _measure(label: str, render, data, runs: int) -> str:
+    register_fonts()
     times = []
     size = 0
     for _ in range(runs):
@@ -177,10 +181,17 @@ def measure(label: str, render, data, runs: int) -> None:
     render(data)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(
-        f"{label:<44} median {statistics.median(times):6.2f} s  (min {min(times):.2f}, max {max(times):.2f}, "
-        f"{runs} runs)  peak {peak / 2**20:6.1f} MiB  pdf {size / 2**10:7.0f} KiB"
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    return (
+        f"{label:<40} median {statistics.median(times):5.2f} s (min {min(times):.2f}, max {max(times):.2f}, "
+        f"{runs} runs)  peak {peak / 2**20:5.1f} MiB traced, {rss:5.0f} MiB resident  pdf {size / 2**10:5.0f} KiB"
     )
+
+
+def measure(label: str, render, data, runs: int) -> None:
+    """Run ``_measure`` in a fresh process so that each case's resident peak is its own."""
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        print(pool.apply(_measure, (label, render, data, runs)), flush=True)
 
 
 def main() -> None:
@@ -190,7 +201,6 @@ def main() -> None:
     parser.add_argument("--scoresheets", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
-    register_fonts()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     measure(
         f"standings, {args.players} players", render_standings, synthetic_standings(args.players), args.runs

@@ -166,6 +166,9 @@ def test_restore_refuses_a_tournament_that_judges_differently(played_game, arbit
         lambda r: r.update(version=99),
         lambda r: r.pop("rounds"),
         lambda r: r["rounds"][1]["slips"][0].update(player=424242),
+        lambda r: r["rounds"][1].update(slips="ANESTRI"),
+        lambda r: r["rounds"][0].update(started_at="yesterday at noon"),
+        lambda r: r["players"][0].pop("name"),
     ],
 )
 def test_restore_refuses_a_malformed_record(played_game, arbitrator_client, change):

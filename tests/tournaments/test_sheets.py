@@ -258,3 +258,17 @@ def test_tournament_standings_pdf_adds_up_two_games(sheets_tournament, arbitrato
     games = [str(entry["total"]) for entry in zoe["games"]]
     assert re.search(rf"{ZOE}.*\s{games[0]}\s+{games[1]}\s+{zoe['total']}\s", text)
     screenshot(response.content, "sheet-tournament-standings")
+
+
+def test_a_game_not_started_yet_still_prints(make_game, make_player, arbitrator_client, tmp_path):
+    game = make_game(name="Club du mardi")
+    assert arbitrator_client.get(f"/api/games/{game.pk}/sheets/scoresheets.pdf").json()["error"]["code"] == (
+        "no_players"
+    )
+    make_player(game, name=ZOE, table=1)
+    for path in ("sheets/standings.pdf", "sheets/record.pdf", "sheets/scoresheets.pdf"):
+        response = arbitrator_client.get(f"/api/games/{game.pk}/{path}")
+        assert response.status_code == 200, path
+        text = pdf_text(response.content, tmp_path)
+        assert "Club du mardi" in text and "Game 1" in text
+    assert "0 rounds" in text and ZOE in text

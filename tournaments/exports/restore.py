@@ -13,7 +13,7 @@ later games are restored into it that way); the others are registered.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.db import transaction
 
@@ -27,7 +27,11 @@ SETTINGS_THAT_JUDGE = ("lexicon", "lexicon_sha256", "tileset", "ruleset", "rule_
 
 
 def _when(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text else None
+    """A recorded time; one written without a zone is taken as UTC."""
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _invalid(message: str, field: str = "record") -> ServiceError:
@@ -51,7 +55,10 @@ def check_record(record) -> None:
     for round in record["rounds"]:
         if not isinstance(round, dict) or not isinstance(round.get("number"), int) or not round.get("rack"):
             raise _invalid("every round needs a 'number' and a 'rack'", "rounds")
-        for slip in round.get("slips", []) + round.get("corrections", []):
+        slips, corrections = round.get("slips", []), round.get("corrections", [])
+        if not isinstance(slips, list) or not isinstance(corrections, list):
+            raise _invalid(f"round {round['number']}: 'slips' and 'corrections' are lists", "rounds")
+        for slip in slips + corrections:
             if not isinstance(slip, dict) or slip.get("player") not in keys:
                 raise _invalid(f"round {round['number']}: a slip names an unknown player", "rounds")
 
@@ -227,6 +234,14 @@ def restore_record(*, record: dict, tournament: Tournament | None = None, actor=
     settings) and return the game. 400 ``bad_record`` for a malformed record, 409 ``settings_mismatch``
     when the tournament judges differently (lexicon and its checksum, tile set, rules, coordinates)."""
     check_record(record)
+    try:
+        return _restore(record, tournament, actor)
+    except (KeyError, TypeError, ValueError) as error:
+        # Whatever the record holds that the checks above let through, it is the record that is wrong.
+        raise _invalid(f"the record cannot be played back: {type(error).__name__}: {error}") from None
+
+
+def _restore(record: dict, tournament: Tournament | None, actor) -> Game:
     settings = record["tournament"]
     with transaction.atomic():
         if tournament is None:
