@@ -129,6 +129,8 @@ function slipEntry(form) {
     const count = document.getElementById("progress-count");
     if (count) count.textContent = `${progress.received} / ${progress.players}`;
     const list = document.getElementById("missing-list");
+    const label = document.getElementById("missing-label");
+    if (label && progress.missing) label.hidden = progress.missing.length === 0;
     if (list && progress.missing) {
       list.replaceChildren(
         ...progress.missing.map((p) => {

@@ -172,6 +172,13 @@ def test_an_arbitrator_runs_a_round_from_the_console(new_page, screenshot, arbit
     page.get_by_role("link", name="Rounds and results").click()
     screenshot(page, "console-rounds")
     page.get_by_role("link", name="Import a lexicon").click()
+    page.locator("#id_name").fill("CLUB1")
+    page.locator("#id_file").set_input_files(
+        files=[{"name": "club.txt", "mimeType": "text/plain", "buffer": b"cat\ndogs\nx-ray\nzebra\nab1\n"}]
+    )
+    page.get_by_role("button", name="Import").click()
+    page.wait_for_selector("#rejected-words")
+    assert page.locator("#rejected-words li").all_inner_texts() == ["x-ray", "ab1"]
     screenshot(page, "console-lexicon-import")
 
     # The same console in French.
@@ -223,6 +230,7 @@ def test_sixty_paper_slips_by_keyboard_within_two_minutes(new_page, screenshot, 
     assert recorded == {table: (word, ref, int(score)) for table, word, ref, score in entries}
     assert all(slip.entered_by == arbitrator for slip in Slip.objects.filter(round=round))
     wait_for(lambda: page.locator("#progress-count").inner_text() == "60 / 60")
+    assert page.locator("#missing-label").is_hidden()
     assert page.locator("#slip-log tbody tr[data-state=recorded]").count() == 60
     assert page.evaluate("document.activeElement.id") == "id_table"
     assert len(players) == 60
