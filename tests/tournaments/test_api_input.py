@@ -121,6 +121,9 @@ def test_bad_tournament_input(arbitrator_client):
         ({"name": "T", "coordinates": "diagonal"}, "coordinates"),
         ({"name": "T", "round_seconds": 0}, "round_seconds"),
         ({"name": "T", "rules": {"no_such_rule": 1}}, "rules"),
+        ({"name": "T", "rules": {"solo_bonus": "ten"}}, "rules"),
+        ({"name": "T", "rules": {"round_seconds": 60}}, "rules"),
+        ({"name": "T", "rules": ["solos"]}, "rules"),
         ({}, "name"),
     ]:
         error = assert_error(arbitrator_client.post("/api/tournaments", body, format="json"), 400)
@@ -168,3 +171,27 @@ def test_slips_are_rate_limited_per_player(open_game, settings):
     # The arbitrator entering paper slips is not limited either.
     for i in range(4):
         expect(open_game.arbitrator.post(url, {**GOOD, "key": f"p{i}", "player": a.id}, format="json"), 201)
+
+
+def test_ids_beyond_the_database_range_are_not_found(open_game):
+    huge = 10**30
+    arb = open_game.arbitrator
+    assert_error(arb.get(f"/api/games/{huge}"), 404)
+    assert_error(arb.get(open_game.round_url(huge)), 404)
+    assert_error(arb.post(open_game.round_url(1, f"/slips/{huge}/correct"), {"reason": "x"}, format="json"), 404)
+    assert_error(APIClient().get(f"/api/games/{huge}/live"), 404)
+    assert_error(APIClient().get(f"/api/tournaments/{huge}/standings"), 404)
+    assert_error(open_game.players[0].client.get(f"/api/games/{huge}"), 403)
+    error = assert_error(arb.post(open_game.round_url(1, "/slips"), {**GOOD, "player": huge}, format="json"), 404)
+    assert "player" in error["fields"]
+
+
+def test_joining_is_rate_limited_per_address(api_game, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"slips": "3/min", "join": "2/min"}}
+    game = api_game(players=0)
+    guesser = APIClient()
+    assert_error(guesser.post("/api/join", {"join_code": "AAAAAA", "name": "G"}, format="json"), 404)
+    expect(guesser.post("/api/join", {"join_code": game.join_code, "name": "G"}, format="json"), 201)
+    before = counts()
+    assert_error(guesser.post("/api/join", {"join_code": game.join_code, "name": "H"}, format="json"), 429, "throttled")
+    assert counts() == before
