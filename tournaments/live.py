@@ -179,7 +179,8 @@ class _Watched:
         self.changed = asyncio.Event()
 
 
-def _snapshot_in_thread(game_id: int) -> dict | None:
+def snapshot_closing_connections(game_id: int) -> dict | None:
+    """game_snapshot for a thread outside any request: it closes the database connection it opened."""
     from django.db import connections
 
     try:
@@ -211,7 +212,7 @@ class VersionWatcher:
                     watched = self.games.get(game_id)
                     if watched is None or (watched.version == version and watched.payload is not None):
                         continue
-                    snapshot = await asyncio.to_thread(_snapshot_in_thread, game_id)
+                    snapshot = await asyncio.to_thread(snapshot_closing_connections, game_id)
                     watched.version = version
                     if snapshot is not None:
                         watched.publish(snapshot)

@@ -489,6 +489,7 @@ function setupPlay() {
     } else {
       $("rack").textContent = "";
     }
+    document.querySelector(".rack-box").hidden = !(next.round_status === "drawn" || next.round_status === "open");
     $("round-label").textContent = next.round ? fmt(T.round_n, { n: next.round }) : "";
     const phase = next.status === "over" ? T.over : T[next.round_status] || T.waiting;
     $("phase").textContent = phase;

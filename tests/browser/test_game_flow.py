@@ -1,13 +1,10 @@
-"""A round played end to end in real Chromium: two phones (one switched to French, with a clock two minutes
-fast), the projector, the arbitrator through the HTTP API with a staff token, and the close by the clock
-in a real Celery worker."""
+"""A round played end to end in real Chromium: the arbitrator's console, two phones (one switched to French,
+with a clock two minutes fast), the projector, and the close by the clock in a real Celery worker."""
 
 from __future__ import annotations
 
-import json
 import re
 import time
-import urllib.request
 
 import pytest
 
@@ -15,17 +12,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 RACK = "AEINRS?"
 ROUND_SECONDS = 10
-
-
-def _api(live_server, method: str, path: str, token: str, body: dict | None = None):
-    request = urllib.request.Request(
-        live_server.url + path,
-        method=method,
-        data=json.dumps(body or {}).encode() if method != "GET" else None,
-        headers={"Content-Type": "application/json", "Authorization": f"Token {token}"},
-    )
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read() or b"null")
 
 
 def _seconds_shown(page) -> int:
@@ -43,12 +29,24 @@ def _wait_for(predicate, timeout: float = 10.0, step: float = 0.05):
     raise AssertionError(f"condition not met within {timeout} s")
 
 
-@pytest.fixture
-def arbitrator_token(django_user_model):
-    from rest_framework.authtoken.models import Token
+ARBITRATOR_PASSWORD = "pw-arbitre-1"
 
-    user = django_user_model.objects.create_user(username="arbitre", password="pw-arbitre-1", is_staff=True)
-    return Token.objects.create(user=user).key
+
+@pytest.fixture
+def arbitrator_user(django_user_model):
+    return django_user_model.objects.create_user(username="arbitre", password=ARBITRATOR_PASSWORD, is_staff=True)
+
+
+def _console(new_page, user, game):
+    """The arbitrator's console on the game's screen, logged in through the login form."""
+    page = new_page("laptop")
+    page.goto("/console/login/")
+    page.locator("#id_username").fill(user.username)
+    page.locator("#id_password").fill(ARBITRATOR_PASSWORD)
+    page.locator("#id_password").press("Enter")
+    page.wait_for_url("**/console/")
+    page.goto(f"/console/games/{game.pk}/")
+    return page
 
 
 @pytest.fixture
@@ -106,7 +104,7 @@ def _join(page, code: str, name: str) -> None:
 
 
 def test_round_on_two_phones_closes_by_the_clock(
-    live_server, new_page, screenshot, celery_worker, arbitrator_token, fresh_cache
+    live_server, new_page, screenshot, celery_worker, arbitrator_user, fresh_cache
 ):
     from tournaments.models import Round, Slip
     from tournaments.services import game_create, tournament_create
@@ -133,9 +131,12 @@ def test_round_on_two_phones_closes_by_the_clock(
     projector.wait_for_selector("#join:not([hidden])")
     assert game.join_code in projector.locator(".pj-code").inner_text()
 
-    # The arbitrator draws a typed rack: every screen shows it without a reload.
-    drawn = _api(live_server, "POST", f"/api/games/{game.pk}/rounds", arbitrator_token, {"rack": RACK})
-    assert drawn["rack"].replace("?", "") == RACK.replace("?", "") or sorted(drawn["rack"]) == sorted(RACK)
+    # The arbitrator types the rack drawn from the bag in the console: every screen shows it without a reload.
+    console = _console(new_page, arbitrator_user, game)
+    console.locator("#id_rack").fill(RACK)
+    console.locator("form.typed-rack button[type=submit]").click()
+    console.wait_for_selector("#start-button")
+    assert sorted(Round.objects.get(game=game, number=1).rack) == sorted(RACK)
     for page in (alice, bruno, projector):
         page.wait_for_function("document.querySelectorAll('#rack .rtile').length === 7", timeout=1500)
 
@@ -152,8 +153,9 @@ def test_round_on_two_phones_closes_by_the_clock(
 
     bruno.route(re.compile(r".*/api/games/\d+/rounds/1/slips$"), drop_first_answer)
 
-    started = _api(live_server, "POST", f"/api/games/{game.pk}/rounds/1/start", arbitrator_token)
-    assert started["status"] == "open"
+    console.locator("#start-button").click()
+    console.wait_for_selector("#close-button")
+    assert Round.objects.get(game=game, number=1).status == Round.Status.OPEN
     for page in (alice, bruno, projector):
         page.wait_for_function("Number(document.getElementById('countdown').dataset.secondsLeft) > 0", timeout=1500)
     # Corrected for Bruno's clock: both phones show the same time left (not two minutes less).
@@ -221,10 +223,58 @@ def test_round_on_two_phones_closes_by_the_clock(
     screenshot(alice, "phone-results-390", full_page=True)
     screenshot(bruno, "phone-results-fr-390", full_page=True)
     screenshot(projector, "projector-1920")
-    for page in (alice, bruno, projector):
+    for page in (alice, bruno, projector, console):
         assert page.errors == []
 
     # The same screens at the other size.
     screenshot(projector, "projector-1366", size="laptop")
     screenshot(projector, "projector-390", size="phone")
     screenshot(alice, "phone-results-1366", full_page=True, size="laptop")
+    console.reload()
+    screenshot(console, "console-results-1366", full_page=True)
+    screenshot(console, "console-results-390", full_page=True, size="phone")
+
+
+@pytest.mark.parametrize("shift", [120, -120])
+def test_a_phone_with_a_wrong_clock_shows_the_servers_time_left(live_server, new_page, make_game, make_player,
+                                                                fresh_cache, shift):
+    from tournaments.services import round_draw, round_start
+
+    game = make_game(round_seconds=180)
+    _, token = make_player(game, name="Chloé")
+    page = new_page("phone", clock_shift_seconds=shift)
+    page.goto(f"/join/{game.join_code}")
+    page.evaluate(
+        "([game, token]) => localStorage.setItem(`arbiter.game.${game}`, JSON.stringify({token, player: 0}))",
+        [game.pk, token],
+    )
+    assert abs(page.evaluate("Date.now()") / 1000 - time.time() - shift) < 5  # the page's clock is off
+    page.goto(f"/games/{game.pk}/play")
+    round_start(round=round_draw(game=game, rack=RACK))
+    page.wait_for_function("Number(document.getElementById('countdown').dataset.secondsLeft) > 0", timeout=1500)
+    left = _seconds_shown(page)
+    # Uncorrected, the page would show 60 s (clock fast) or 300 s (clock slow).
+    assert 170 <= left <= 180
+    assert re.fullmatch(r"[23]:\d\d", page.locator("#countdown").inner_text())
+    offset = page.evaluate("import('/static/js/clock.js').then(m => m.serverClock.offset)")
+    assert abs(offset / 1000 + shift) < 2
+
+
+def test_projector_makes_the_30_second_call(live_server, new_page, make_game, fresh_cache, screenshot):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.services import round_draw, round_start
+
+    game = make_game(round_seconds=60)
+    projector = new_page("laptop")
+    projector.goto(f"/games/{game.pk}/projector")
+    round_ = round_draw(game=game, rack=RACK)
+    projector.wait_for_function("document.querySelectorAll('#rack .rtile').length === 7", timeout=1500)
+    assert projector.locator("#countdown").inner_text() == "1:00"  # the round's time, before the start
+    round_start(round=round_, now=timezone.now() - timedelta(seconds=28))  # 32 s left
+    projector.wait_for_selector("#countdown.call-30", timeout=5000)
+    assert projector.locator("#call").inner_text() in ("30 seconds left", "Plus que 30 secondes")
+    assert 25 <= _seconds_shown(projector) <= 30
+    screenshot(projector, "projector-call-30-1366")

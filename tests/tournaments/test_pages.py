@@ -230,7 +230,7 @@ def test_version_watcher_wakes_every_stream_once_per_change(monkeypatch):
         return {"version": state["version"], "round": state["version"], "round_status": "open"}
 
     monkeypatch.setattr(live, "game_versions", versions)
-    monkeypatch.setattr(live, "_snapshot_in_thread", snapshot)
+    monkeypatch.setattr(live, "snapshot_closing_connections", snapshot)
 
     async def scenario():
         watcher = live.VersionWatcher(tick=0.01)
