@@ -405,6 +405,7 @@ def test_a_paper_slip_is_recorded_for_the_player_at_that_table(console, seated):
     assert (slip.player, slip.word, slip.ref, slip.claimed, slip.entered_by) == (
         ben, body["slip"]["word"], "h8", 66, console.user)
     assert body["player"] == {"id": ben.pk, "name": "Ben", "table": 2}
+    assert body["slip"]["ref"] == "H8"  # shown in its canonical form, kept as written
     assert body["progress"]["received"] == 1 and [p["name"] for p in body["progress"]["missing"]] == ["Ada"]
     again = enter(console, game, table=2, word="retains", ref="h8", score=66, key="paper-1")
     assert again.status_code == 200 and again.json()["created"] is False
@@ -567,11 +568,21 @@ def test_player_page_shows_each_round(console, seated):
     game, ada, ben = seated
     round, top = closed_round_with_slips(game, ada, ben)
     page = console.get(reverse("console-player", args=[game.pk, ada.pk]))
-    assert page.context["rows"] == [
-        {**row, "outcome_text": page.context["rows"][0]["outcome_text"]}
-        for row in selectors.player_rounds(game=game, player=ada)
-    ]
+    expected = selectors.player_rounds(game=game, player=ada)
+    assert [(r["number"], r["paid"], r["total"], r["word"]) for r in page.context["rows"]] == [
+        (r["number"], r["paid"], r["total"], r["word"]) for r in expected]
     assert top["word"] in page.content.decode()
+
+
+def test_references_are_shown_in_their_canonical_form(console, seated):
+    game, ada, ben = seated
+    round = open_round(game)
+    services.slip_submit(round=round, player=ada, word="RETAINS", ref=" h 2 ", score=66, key="a")
+    services.slip_submit(round=round, player=ben, word="RETAINS", ref="8 h", score=66, key="b")
+    services.round_close(round=round)
+    results = {row["name"]: row for row in console.get(reverse("console-round", args=[game.pk, 1])).context["results"]}
+    assert results["Ada"]["ref"] == "H2"
+    assert results["Ben"]["ref"] == "8H"
 
 
 def test_unknown_game_round_or_player_is_404(console, seated):

@@ -19,7 +19,7 @@ from tournaments.web.forms import PlayerForm, PlayerListForm
 from . import queries
 from .access import attach_service_error, staff_required
 from .game import game_breadcrumbs
-from .texts import error_text, outcome_text
+from .texts import canonical_ref, error_text, outcome_text
 
 LIST_LINE = re.compile(r"^\s*(?:(\d+)\s*[,;:\t ]\s*)?(.+?)\s*$")
 
@@ -106,6 +106,7 @@ def player_sheet(request: HttpRequest, game_id: int, player_id: int) -> HttpResp
     rows = selectors.player_rounds(game=game, player=player)
     for row in rows:
         row["outcome_text"] = outcome_text(row["outcome"])
+        row["ref"] = canonical_ref(row["ref"], game.tournament.coordinates)
     return render(request, "console/player.html", {
         "section": "tournaments",
         "tab": "standings",

@@ -15,7 +15,7 @@ from tournaments.web.views import board_context, reason_texts
 from . import queries
 from .access import staff_required
 from .game import game_breadcrumbs
-from .texts import outcome_text, round_status_text
+from .texts import canonical_ref, outcome_text, round_status_text
 
 
 @staff_required
@@ -43,6 +43,7 @@ def round_page(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
         slip = slips.get(row["player"])
         results.append({
             **row,
+            "ref": canonical_ref(row["ref"], game.tournament.coordinates),
             "slip_id": slip.pk if slip else None,
             "outcome_text": outcome_text(row["outcome"]),
             "reason_text": reasons.get(row["reason"], row["message"] or row["reason"]),

@@ -19,7 +19,7 @@ from tournaments.web.forms import CorrectionForm, SlipEntryForm
 from . import queries
 from .access import report_error, report_form_errors, staff_required
 from .game import game_breadcrumbs
-from .texts import error_text, round_status_text
+from .texts import canonical_ref, error_text, round_status_text
 
 
 @staff_required
@@ -52,7 +52,8 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
 
 def slip_text(slip) -> str:
     """A slip as the arbitrator reads it: word, reference, score (the parts written)."""
-    parts = [slip.word, slip.ref, "" if slip.claimed is None else str(slip.claimed)]
+    ref = canonical_ref(slip.ref, slip.round.game.tournament.coordinates)
+    parts = [slip.word, ref, "" if slip.claimed is None else str(slip.claimed)]
     return " ".join(part for part in parts if part)
 
 
@@ -113,7 +114,8 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
             "created": created,
             "round": round.number,
             "player": {"id": player.pk, "name": player.name, "table": player.table},
-            "slip": {"id": slip.pk, "word": slip.word, "ref": slip.ref, "claimed": slip.claimed},
+            "slip": {"id": slip.pk, "word": slip.word, "ref": canonical_ref(slip.ref, game.tournament.coordinates),
+                     "claimed": slip.claimed},
             "progress": {"received": progress["received"], "players": progress["players"],
                          "missing": progress["missing"]},
         }, status=201 if created else 200)

@@ -45,3 +45,17 @@ def error_text(error: ServiceError) -> str:
     if error.code == "game_over" and error.message and "valid rack" in error.message:
         return _("The letters left cannot make a valid rack: the game is over.")
     return text
+
+
+def canonical_ref(ref: str | None, labelling: str) -> str:
+    """A reference as written on a slip, shown in its canonical form (``h 4`` → ``H4``); text that names no
+    square is shown as written."""
+    from engine.notation import RefError, format_ref, parse_ref
+
+    if not ref:
+        return ""
+    try:
+        parsed = parse_ref(ref, labelling)
+    except RefError:
+        return ref
+    return format_ref(parsed.row, parsed.col, parsed.horizontal, labelling)
