@@ -254,6 +254,7 @@ def test_tournament_standings_pdf_adds_up_two_games(sheets_tournament, arbitrato
     response = arbitrator_client.get(f"/api/tournaments/{sheets_tournament.pk}/sheets/standings.pdf")
     text = pdf_text(response.content, tmp_path)
     assert re.search(r"G1\s+G2\s+Total", text)
+    assert "2 games" in text
     zoe = next(row for row in rows if row["name"] == ZOE)
     games = [str(entry["total"]) for entry in zoe["games"]]
     assert re.search(rf"{ZOE}.*\s{games[0]}\s+{games[1]}\s+{zoe['total']}\s", text)

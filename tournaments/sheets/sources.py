@@ -25,7 +25,8 @@ def header_for(tournament: Tournament, game: Game | None = None) -> Header:
     if game is None:
         last = tournament.games.order_by("-number").first()
         day = game_day(last) if last else _day(tournament.created_at)
-        label = ""
+        count = tournament.games.count()
+        label = "1 game" if count == 1 else f"{count} games"
     else:
         day, label = game_day(game), f"Game {game.number}"
     return Header(
