@@ -48,7 +48,7 @@ def bench_lexicon(name):
     with tempfile.TemporaryDirectory() as cache:
         started = time.perf_counter()
         words, _ = lexicon_module.normalise(raw.split())
-        lexicon_module.compile_words(words)
+        lexicon_module.compile_lexicon(words)
         compiled = time.perf_counter() - started
         lexicon_module.load_lexicon(name, cache_dir=cache)  # writes the cache
         lexicon_module._loaded.clear()

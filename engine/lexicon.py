@@ -7,7 +7,11 @@ The graph is kept as flat arrays that the move generator walks directly:
 * ``arcs[node << 5 | c]``: the node that arc leads to.
 * ``lengths[node]``: bit ``j`` set when some word ends exactly ``j`` letters after ``node``.
 
-Node 0 is the root.  The compiled form is written with ``marshal`` to ``<cache_dir>/<sha256>.dawg`` (the
+Node 0 is the root.  A second graph of the same shape holds every word's letters in alphabetical order
+(``TEA``, ``ATE`` and ``ETA`` all give ``AET``): it says at once whether some word uses exactly a given set
+of tiles (``has_anagram``), which lets the move generator skip windows where no bingo can be.
+
+The compiled form is written with ``marshal`` to ``<cache_dir>/<sha256>.dawg`` (the
 SHA-256 of the normalised word list), and ``<cache_dir>/<name>.name`` records which list a name means,
 so an imported lexicon can be loaded again by name.
 """
@@ -26,7 +30,7 @@ from pathlib import Path
 
 from .tiles import letter_code
 
-_FORMAT = 1
+_FORMAT = 2
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MIN_WORD_LENGTH = 2
 
@@ -35,14 +39,13 @@ BUILTINS = {"TWL06": "twl.txt", "SOWPODS": "sowpods.txt"}
 
 
 class Lexicon:
-    __slots__ = ("name", "sha256", "masks", "arcs", "lengths", "_count", "__weakref__")
+    __slots__ = ("name", "sha256", "masks", "arcs", "lengths", "_anagrams", "_count", "__weakref__")
 
-    def __init__(self, name: str, sha256: str, masks: list, arcs: dict, lengths: list, count: int):
+    def __init__(self, name: str, sha256: str, count: int, graph: tuple, anagrams: tuple):
         self.name = name
         self.sha256 = sha256
-        self.masks = masks
-        self.arcs = arcs
-        self.lengths = lengths
+        self.masks, self.arcs, self.lengths = graph
+        self._anagrams = anagrams
         self._count = count
 
     def __repr__(self) -> str:
@@ -65,6 +68,38 @@ class Lexicon:
             if node is None:
                 return None
         return node
+
+    def has_anagram(self, counts) -> bool:
+        """Whether some word is made of exactly these tiles: ``counts`` by letter code, index 0 the blanks."""
+        masks, arcs, lengths = self._anagrams
+        counts = list(counts)
+
+        def search(node, lowest, remaining):
+            # Keys are sorted: the next letter is at least ``lowest`` and at most the smallest real tile
+            # left (a letter skipped now could never be placed); letters below that take a blank.
+            if not remaining:
+                return masks[node] & 1
+            real = lowest
+            while real < 27 and not counts[real]:
+                real += 1
+            top = real if real < 27 else 26
+            first = lowest if counts[0] else top
+            remaining -= 1
+            for c in range(first, top + 1):
+                if not masks[node] >> c & 1:
+                    continue
+                child = arcs[node << 5 | c]
+                if not lengths[child] >> remaining & 1:
+                    continue
+                use = c if c == real else 0
+                counts[use] -= 1
+                found = search(child, c, remaining)
+                counts[use] += 1
+                if found:
+                    return True
+            return False
+
+        return bool(search(0, 1, sum(counts)))
 
     def words(self):
         """Every word, in alphabetical order."""
@@ -179,6 +214,12 @@ def compile_words(words: list[str]) -> tuple[list, dict, list]:
     return masks, arcs, _suffix_lengths(masks, arcs)
 
 
+def compile_lexicon(words: list[str]) -> tuple:
+    """(word graph, anagram-key graph) of sorted unique words."""
+    keys = sorted({"".join(sorted(word)) for word in words})
+    return compile_words(words), compile_words(keys)
+
+
 def _suffix_lengths(masks, arcs) -> list:
     lengths = [None] * len(masks)
 
@@ -220,6 +261,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the cache is shared by the service's processes
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
@@ -227,25 +269,25 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def _read_compiled(directory: Path, sha: str):
+    """(word count, graph, anagram graph) from the cache, or None."""
     try:
         data = (directory / f"{sha}.dawg").read_bytes()
-        fmt, stored_sha, count, masks, arcs, lengths = marshal.loads(data)
+        fmt, stored_sha, count, graph, anagrams = marshal.loads(data)
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if fmt != _FORMAT or stored_sha != sha:
         return None
-    return count, masks, arcs, lengths
+    return count, graph, anagrams
 
 
 def _build(name: str, words: list[str], directory: Path, source: str = "") -> Lexicon:
     sha = word_list_sha256(words)
     compiled = _read_compiled(directory, sha)
     if compiled is None:
-        masks, arcs, lengths = compile_words(words)
-        compiled = (len(words), masks, arcs, lengths)
+        compiled = (len(words), *compile_lexicon(words))
         _atomic_write(directory / f"{sha}.dawg", marshal.dumps((_FORMAT, sha, *compiled)))
     _write_name(directory, name, sha, source)
-    return Lexicon(name, sha, compiled[1], compiled[2], compiled[3], compiled[0])
+    return Lexicon(name, sha, *compiled)
 
 
 def _write_name(directory: Path, name: str, sha: str, source: str) -> None:
@@ -268,7 +310,7 @@ def _load_builtin(name: str, directory: Path) -> Lexicon:
     if sha and known_source == source:
         compiled = _read_compiled(directory, sha)
         if compiled is not None:
-            return Lexicon(name, sha, compiled[1], compiled[2], compiled[3], compiled[0])
+            return Lexicon(name, sha, *compiled)
     words, _ = normalise(raw.decode("utf-8").split())
     return _build(name, words, directory, source)
 
@@ -295,7 +337,7 @@ def load_lexicon(name: str, cache_dir=None) -> Lexicon:
         compiled = _read_compiled(directory, sha) if sha else None
         if compiled is None:
             raise LookupError(f"unknown lexicon {name!r} (not built in, not imported in {directory})")
-        lexicon = Lexicon(name, sha, compiled[1], compiled[2], compiled[3], compiled[0])
+        lexicon = Lexicon(name, sha, *compiled)
     _loaded[key] = lexicon
     return lexicon
 

@@ -23,6 +23,8 @@ from .tiles import BLANK, EMPTY, LETTER_MASK, decode, encode
 
 ALL_LETTERS = ((1 << 27) - 1) & ~1  # bits 1..26
 
+_FAR = SIZE * SIZE  # farther than any rack reaches
+
 # Transposed square index -> original square index (a transposition is its own inverse).
 TRANSPOSE = tuple(c * SIZE + r for r in range(SIZE) for c in range(SIZE))
 
@@ -101,7 +103,24 @@ class _Orientation:
             centre = CENTRE[0] * SIZE + CENTRE[1]
             self.allowed = [ALL_LETTERS] * n
             self.anchor[centre] = True
-            return
+        else:
+            self._cross_checks(lexicon, values)
+        # reach[i]: how many empty squares from i up to the row's next anchor, 0 on a tile.
+        self.reach = reach = [0] * n
+        for row_end in range(SIZE, n + 1, SIZE):
+            after = _FAR
+            for i in range(row_end - 1, row_end - SIZE - 1, -1):
+                if sq[i]:
+                    after = 0
+                elif self.anchor[i]:
+                    after = 1
+                else:
+                    after += 1
+                reach[i] = after
+
+    def _cross_checks(self, lexicon, values):
+        sq = self.squares
+        n = SIZE * SIZE
         for i in range(n):
             if sq[i] != EMPTY:
                 continue
@@ -165,11 +184,13 @@ class _Search:
         ]
         self.best = -1
         self.keep_best = False
+        self._bingo = {}  # board letters a full-rack play would go through -> whether an anagram exists
         self.found = []  # (score, orientation, start square, ((square, tile), ...))
 
     def units(self):
-        """(best bound, orientation, start square, [(bound, word length), ...]) for every start with a
-        window."""
+        """(best bound, orientation, start square, windows) for every start with a window, a window being
+        (bound, word length, word multiplier, bonus): a play of that length from that start scores
+        main-word letters x multiplier + cross-words + bonus."""
         values = self.tileset.values
         rack_len, rack_values = self.rack_len, self.rack_values
         bingo, bingo_tiles = self.rules.bingo_bonus, self.rules.rack_size
@@ -180,17 +201,19 @@ class _Search:
             lm, wm = o.letter_mult, o.word_mult
             for row_start in range(0, SIZE * SIZE, SIZE):
                 row_end = row_start + SIZE
+                reach = o.reach[row_start:row_end]
                 for s in range(row_start, row_end):
-                    if s > row_start and sq[s - 1]:
+                    if (s > row_start and sq[s - 1]) or reach[s - row_start] > rack_len:
                         continue
                     windows = []
                     new, board_sum, cross_sum, wmul, hooked = 0, 0, 0, 1, False
-                    letter_mults, cross_mults = [], []
+                    letter_mults, cross_mults, fixed = [], [], []
                     for e in range(s, row_end):
                         t = sq[e]
                         if t:
                             board_sum += values[t]
                             hooked = True
+                            fixed.append(t & LETTER_MASK)
                         else:
                             if not allowed[e] & avail or new == rack_len:
                                 break
@@ -204,17 +227,32 @@ class _Search:
                             else:
                                 cross_mults.append(0)
                         if hooked and new and e > s and (e + 1 == row_end or not sq[e + 1]):
+                            bonus = 0
+                            if new == bingo_tiles:
+                                if not self.bingo_possible(fixed):
+                                    continue
+                                bonus = bingo
                             # Rack values paired with the best coefficients (rearrangement inequality).
                             coefficients = sorted(
                                 [a * (wmul + b) for a, b in zip(letter_mults, cross_mults, strict=True)], reverse=True
                             )
                             bound = wmul * board_sum + cross_sum + sum(map(operator.mul, coefficients, rack_values))
-                            if new == bingo_tiles:
-                                bound += bingo
-                            windows.append((bound, e - s + 1))
+                            windows.append((bound + bonus, e - s + 1, wmul, bonus))
                     if windows:
                         units.append((max(windows)[0], o, s, windows))
         return units
+
+    def bingo_possible(self, fixed) -> bool:
+        """Whether the whole rack and the board letters ``fixed`` are an anagram of some word (a play using
+        every tile through those letters needs one)."""
+        key = tuple(sorted(fixed))
+        known = self._bingo.get(key)
+        if known is None:
+            counts = self.counts[:]
+            for c in fixed:
+                counts[c] += 1
+            known = self._bingo[key] = self.lexicon.has_anagram(counts)
+        return known
 
     def run(self, keep_best: bool):
         """Walk every start; with ``keep_best``, best bound first, keeping only the plays at the best
@@ -224,22 +262,13 @@ class _Search:
         if keep_best:
             units.sort(key=operator.itemgetter(0), reverse=True)
         for top_bound, o, start, windows in units:
-            if keep_best:
-                if top_bound < self.best:
-                    break
-                lengths = 0
-                for bound, length in windows:
-                    if bound >= self.best:
-                        lengths |= 1 << length
-            else:
-                lengths = 0
-                for _, length in windows:
-                    lengths |= 1 << length
-            self.walk_from(o, start, lengths)
+            if keep_best and top_bound < self.best:
+                break
+            self.walk_from(o, start, [w for w in windows if w[0] >= self.best] if keep_best else windows)
         return self
 
-    def walk_from(self, o, start: int, word_lengths: int) -> None:
-        """Follow the DAWG from ``start`` for the words whose length is a bit of ``word_lengths``."""
+    def walk_from(self, o, start: int, windows) -> None:
+        """Follow the DAWG from ``start`` for the words that fill one of ``windows``."""
         lexicon = self.lexicon
         arcs, masks, suffixes = lexicon.arcs, lexicon.masks, lexicon.lengths
         values = self.tileset.values
@@ -247,13 +276,18 @@ class _Search:
         sq, allowed, cross_base = o.squares, o.allowed, o.cross_base
         lm, wm = o.letter_mult, o.word_mult
         end = start - start % SIZE + SIZE
-        bingo = self.rules.bingo_bonus
-        bingo_tiles = self.rules.rack_size
+        word_lengths = 0
+        word_mult = [0] * (SIZE + 1)
+        bonus = [0] * (SIZE + 1)
+        for _, length, mult, extra in windows:
+            word_lengths |= 1 << length
+            word_mult[length] = mult
+            bonus[length] = extra
         placed = []
         found = self.found
         keep_best = self.keep_best
 
-        def walk(p, node, main, wmul, cross, letters):
+        def walk(p, node, main, cross, letters):
             while p < end and sq[p]:
                 t = sq[p]
                 node = arcs.get(node << 5 | (t & LETTER_MASK))
@@ -266,9 +300,7 @@ class _Search:
                 return
             m = masks[node]
             if m & 1 and word_lengths >> depth & 1:
-                score = main * wmul + cross
-                if len(placed) == bingo_tiles:
-                    score += bingo
+                score = main * word_mult[depth] + cross + bonus[depth]
                 if keep_best:
                     if score >= self.best:
                         if score > self.best:
@@ -280,7 +312,8 @@ class _Search:
             if p == end:
                 return
             candidates = m & allowed[p] & (ALL_LETTERS if counts[0] else letters)
-            lmul, wmf, cb = lm[p], wm[p], cross_base[p]
+            lmul, cb = lm[p], cross_base[p]
+            cross_mult = wm[p] if cb >= 0 else 0
             depth += 1
             while candidates:
                 low = candidates & -candidates
@@ -293,10 +326,7 @@ class _Search:
                     counts[c] -= 1
                     v = values[c] * lmul
                     placed.append((p, c))
-                    walk(
-                        p + 1, child, main + v, wmul * wmf, cross + (cb + v) * wmf if cb >= 0 else cross,
-                        letters if counts[c] else letters ^ low,
-                    )
+                    walk(p + 1, child, main + v, cross + (cb + v) * cross_mult, letters if counts[c] else letters ^ low)
                     placed.pop()
                     counts[c] += 1
                 if counts[0]:
@@ -304,11 +334,11 @@ class _Search:
                     t = c | BLANK
                     v = values[t] * lmul
                     placed.append((p, t))
-                    walk(p + 1, child, main + v, wmul * wmf, cross + (cb + v) * wmf if cb >= 0 else cross, letters)
+                    walk(p + 1, child, main + v, cross + (cb + v) * cross_mult, letters)
                     placed.pop()
                     counts[0] += 1
 
-        walk(start, 0, 0, 1, 0, self.letters)
+        walk(start, 0, 0, 0, self.letters)
 
     # -----------------------------------------------------------------------------------------------
 
