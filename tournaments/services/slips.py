@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from tournaments.errors import Conflict, NotFound, ServiceError
@@ -62,6 +63,7 @@ def slip_submit(
     key replaces the player's earlier slip (kept, linked). Accepted only while the round is open and the
     server's time is not past the stored deadline, whether or not the close has run: else 409 round_closed.
     """
+    now = now or timezone.now()  # the time received, before any wait for the round's lock
     round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     player = _check_player(round, player)
     if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_LENGTH:
@@ -69,8 +71,8 @@ def slip_submit(
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round.pk)
-        now = now or timezone.now()
-        existing = Slip.objects.filter(round=locked, player=player, key=key).first()
+        mine = {s.key: s for s in Slip.objects.filter(round=locked, player=player).filter(Q(key=key) | Q(current=True))}
+        existing = mine.get(key)
         if existing is not None:
             if (existing.word, existing.ref, existing.claimed) != (word, ref, score):
                 raise Conflict("key_reused", "this key was used for another slip", fields={"key": ["reused"]})
@@ -79,7 +81,7 @@ def slip_submit(
             raise Conflict("round_not_open", "the round has not started yet")
         if locked.status != Round.Status.OPEN or locked.deadline is None or now > locked.deadline:
             raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed")
-        previous = Slip.objects.filter(round=locked, player=player, current=True).first()
+        previous = next((s for s in mine.values() if s.current), None)
         if previous is not None:
             Slip.objects.filter(pk=previous.pk).update(current=False)
         slip = Slip.objects.create(
