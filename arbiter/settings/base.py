@@ -123,8 +123,8 @@ REST_FRAMEWORK = {
         "tournaments.api.authentication.PlayerTokenAuthentication",
         "tournaments.api.authentication.ConsoleSessionAuthentication",
     ],
-    # Slips per player and joins per client address; "slips" also bounds a phone that loops.
-    "DEFAULT_THROTTLE_RATES": {"slips": "30/min", "join": "30/min"},
+    # Slips per player; joins and arbitrator token requests per client address.
+    "DEFAULT_THROTTLE_RATES": {"slips": "30/min", "join": "30/min", "auth": "20/min"},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Duplicate Scrabble arbiter API",
