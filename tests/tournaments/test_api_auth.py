@@ -142,3 +142,15 @@ def test_public_paths_need_nothing(api_game):
     expect(anonymous.get(f"/api/tournaments/{game.tournament_id}/standings"), 200)
     assert_error(anonymous.get(game.url()), 401)
     assert Game.objects.count() == 1
+
+
+def test_token_requests_are_rate_limited_per_address(django_user_model, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_THROTTLE_RATES": {"slips": "30/min", "join": "30/min", "auth": "2/min"}}
+    django_user_model.objects.create_user(username="arb", password="pw-arb-123", is_staff=True)
+    client = APIClient()
+    for _ in range(2):
+        assert_error(client.post("/api/auth/token", {"username": "arb", "password": "guess"}, format="json"), 400)
+    assert_error(client.post("/api/auth/token", {"username": "arb", "password": "pw-arb-123"}, format="json"),
+                 429, "throttled")
+    assert not Token.objects.exists()

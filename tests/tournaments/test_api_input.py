@@ -195,3 +195,15 @@ def test_joining_is_rate_limited_per_address(api_game, settings):
     before = counts()
     assert_error(guesser.post("/api/join", {"join_code": game.join_code, "name": "H"}, format="json"), 429, "throttled")
     assert counts() == before
+
+
+def test_server_errors_and_unknown_paths_under_api_are_json(rf):
+    from tournaments.api.exceptions import handler404, handler500
+
+    response = handler500(rf.get("/api/games/1"))
+    assert response.status_code == 500
+    assert json.loads(response.content)["error"]["code"] == "server_error"
+    page = handler404(rf.get("/console/nothing"), Exception("no such page"))
+    assert page.status_code == 404 and not page["Content-Type"].startswith("application/json")
+    api = handler404(rf.get("/api/nothing"), Exception("no such path"))
+    assert api.status_code == 404 and json.loads(api.content)["error"]["code"] == "not_found"

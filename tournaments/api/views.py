@@ -26,7 +26,7 @@ from tournaments.api.authentication import (
 )
 from tournaments.api.parsers import LimitedJSONParser
 from tournaments.api.permissions import IsArbitrator, IsArbitratorOrPlayer, IsPlayer, is_arbitrator, player_of
-from tournaments.api.throttles import JoinRateThrottle, SlipRateThrottle
+from tournaments.api.throttles import AuthRateThrottle, JoinRateThrottle, SlipRateThrottle
 from tournaments.errors import Forbidden, NotFound, ServiceError
 from tournaments.models import Game, Player, Round, Slip, Tournament
 
@@ -108,11 +108,12 @@ def arbitrator(request):
 class AuthTokenView(ApiView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
+    throttle_classes = [AuthRateThrottle]
 
-    @extend_schema(request=s.TokenRequestSerializer, responses=answers({200: s.TokenSerializer}, 400, 403))
+    @extend_schema(request=s.TokenRequestSerializer, responses=answers({200: s.TokenSerializer}, 400, 403, 429))
     def post(self, request):
         data = valid(s.TokenRequestSerializer, request)
-        user = authenticate(request._request, username=data["username"], password=data["password"])
+        user = authenticate(request, username=data["username"], password=data["password"])
         if user is None:
             raise ServiceError("bad_credentials", "Unknown username or wrong password.")
         if not user.is_staff:
