@@ -388,3 +388,41 @@ def test_lexicon_import_reports_rejected_entries(make_tournament):
     assert tournament.lexicon_sha256 == info.sha256
     assert "ETE" in get_lexicon("CLUB")
     assert error_of(services.lexicon_import, name="TWL06", words=["aa"]).code == "lexicon_builtin"
+
+
+def test_a_paper_slip_entered_after_the_close_is_judged_and_logged(game, make_player, arbitrator):
+    player, _ = make_player(game)
+    rnd = open_round(game, rack="ACEILMN")
+    word, ref, score = a_top(rnd)
+    error = error_of(services.slip_add, round=rnd, player=player, word=word, ref=ref, score=score,
+                     reason="paper slip", actor=arbitrator)
+    assert (error.code, error.status) == ("round_not_closed", 409)
+    services.round_close(round=rnd)
+    assert Result.objects.get(round=rnd, player=player).reason == "no_slip"
+    slip = services.slip_add(round=rnd, player=player, word=word, ref=ref, score=score, reason="paper slip",
+                             actor=arbitrator)
+    result = Result.objects.get(round=rnd, player=player)
+    assert (result.slip, result.paid, result.outcome, result.corrected) == (slip, score, "ok", True)
+    entry = LogEntry.objects.get(action="slip_add")
+    assert entry.before["result"]["reason"] == "no_slip" and entry.after["result"]["paid"] == score
+    error = error_of(services.slip_add, round=rnd, player=player, word=word, ref=ref, score=score,
+                     reason="again", actor=arbitrator)
+    assert error.code == "slip_exists"
+
+
+def test_the_arbitrator_may_overrule_a_result(game, make_player, arbitrator):
+    player, _ = make_player(game)
+    rnd = open_round(game)
+    services.round_close(round=rnd)
+    result = Result.objects.get(round=rnd, player=player)
+    assert error_of(services.result_override, result=result, paid=5, outcome="zero", reason="x",
+                    actor=arbitrator).code == "bad_outcome"
+    assert error_of(services.result_override, result=result, paid=-2, outcome="ok", reason="x",
+                    actor=arbitrator).code == "bad_score"
+    services.result_override(result=result, paid=12, outcome="ok", reason="slip found under the table",
+                             actor=arbitrator)
+    result.refresh_from_db()
+    assert (result.paid, result.outcome, result.reason, result.corrected) == (12, "ok", "arbitrator", True)
+    assert selectors.game_standings(game=game)[0]["total"] == 12
+    entry = LogEntry.objects.get(action="result_override")
+    assert entry.before["paid"] == 0 and entry.after["paid"] == 12 and entry.actor == arbitrator

@@ -22,7 +22,7 @@ from .setup import (
     player_register,
     tournament_create,
 )
-from .slips import slip_correct, slip_submit
+from .slips import result_override, slip_add, slip_correct, slip_submit
 
 __all__ = [
     "game_create",
@@ -32,6 +32,7 @@ __all__ = [
     "lexicon_import",
     "player_join",
     "player_register",
+    "result_override",
     "round_choose_master",
     "round_close",
     "round_close_if_due",
@@ -39,6 +40,7 @@ __all__ = [
     "round_draw",
     "round_start",
     "rounds_close_overdue",
+    "slip_add",
     "slip_correct",
     "slip_submit",
     "tournament_create",

@@ -154,3 +154,67 @@ def slip_correct(
             actor=actor, before=before, after=after, reason=reason_text)
         notify_game_changed(round.game_id)
     return corrected
+
+
+def slip_add(
+    *, round: Round, player: Player, word: str, ref: str | None, score: int | None, reason: str, actor
+) -> Slip:
+    """The arbitrator enters a slip for a player who has none in a closed round (a paper slip handed in
+    on time but entered late); it is judged at once and logged. While the round is open, use slip_submit."""
+    reason_text = " ".join(str(reason or "").split())
+    if not reason_text:
+        raise ServiceError("reason_required", "an added slip needs a reason", fields={"reason": ["required"]})
+    round = Round.objects.select_related("game__tournament").get(pk=round.pk)
+    player = _check_player(round, player)
+    tournament = round.game.tournament
+    word, ref, score = _clean_slip(tournament, word, ref, score)
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round.pk)
+        if locked.status != Round.Status.CLOSED:
+            raise Conflict("round_not_closed", "while the round is open the slip is handed in as usual")
+        if Slip.objects.filter(round=locked, player=player, current=True).exists():
+            raise Conflict("slip_exists", "the player has a slip in this round: correct it instead")
+        slip = Slip.objects.create(
+            round=locked, player=player, word=word, ref=ref, claimed=score, key=f"added:{uuid.uuid4()}",
+            received_at=locked.deadline or timezone.now(),
+            entered_by=actor if getattr(actor, "is_authenticated", False) else None,
+        )
+        result = Result.objects.select_for_update().filter(round=locked, player=player).first()
+        before = {"slip": None, "result": _result_dict(result)}
+        judgement = judge(setting_of(tournament), locked, slip)
+        fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
+                  "message": judgement.message[:300], "corrected": True}
+        if result is None:
+            result = Result.objects.create(round=locked, player=player, **fields)
+        else:
+            for name, value in fields.items():
+                setattr(result, name, value)
+            result.save()
+        log(game=round.game, round=locked, slip=slip, player=player, action="slip_add", actor=actor,
+            before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result)}, reason=reason_text)
+        notify_game_changed(round.game_id)
+    return slip
+
+
+def result_override(*, result: Result, paid: int, outcome: str, reason: str, actor) -> Result:
+    """The arbitrator's own ruling on a result, whatever the engine judged (logged with why)."""
+    reason_text = " ".join(str(reason or "").split())
+    if not reason_text:
+        raise ServiceError("reason_required", "a ruling needs a reason", fields={"reason": ["required"]})
+    if isinstance(paid, bool) or not isinstance(paid, int) or not 0 <= paid <= MAX_SCORE:
+        raise ServiceError("bad_score", f"a score is a whole number from 0 to {MAX_SCORE}", fields={"paid": ["bad"]})
+    if outcome not in Result.Outcome.values:
+        raise ServiceError("bad_outcome", f"the outcome is one of {', '.join(Result.Outcome.values)}",
+                           fields={"outcome": ["unknown"]})
+    if outcome == Result.Outcome.ZERO and paid:
+        raise ServiceError("bad_outcome", "an outcome zero pays nothing", fields={"outcome": ["zero pays 0"]})
+    with transaction.atomic():
+        current = Result.objects.select_for_update().select_related("round").get(pk=result.pk)
+        before = _result_dict(current)
+        current.paid, current.outcome, current.reason = paid, outcome, "arbitrator"
+        current.message, current.corrected = reason_text[:300], True
+        current.save()
+        log(game=current.round.game, round=current.round, player=current.player, action="result_override",
+            actor=actor, before=before, after=_result_dict(current), reason=reason_text)
+        notify_game_changed(current.round.game_id)
+    return current
