@@ -426,3 +426,20 @@ def test_the_arbitrator_may_overrule_a_result(game, make_player, arbitrator):
     assert selectors.game_standings(game=game)[0]["total"] == 12
     entry = LogEntry.objects.get(action="result_override")
     assert entry.before["paid"] == 0 and entry.after["paid"] == 12 and entry.actor == arbitrator
+
+
+def test_rows_numbers_labelling_for_tops_master_and_slips(make_game, make_player):
+    game = make_game(coordinates="rows-numbers")
+    player, _ = make_player(game)
+    rnd = open_round(game, rack="ACEILMN")
+    # MELANIC from row 8 (H), column 4 (D) across: "8D" in this labelling, "H4" in the default one.
+    services.slip_submit(round=rnd, player=player, word="MELANIC", ref="8D", score=78, key="k")
+    services.round_close(round=rnd)
+    rnd.refresh_from_db()
+    assert sorted(t["ref"] for t in rnd.tops) == ["8D", "8F"]
+    result = Result.objects.get(round=rnd)
+    assert (result.paid, result.outcome) == (78, "ok")
+    other = next(t for t in rnd.tops if t["ref"] != rnd.master["ref"])
+    services.round_choose_master(round=rnd, word="MELANIC", ref=other["ref"])
+    rnd.refresh_from_db()
+    assert rnd.master["ref"] == other["ref"]
