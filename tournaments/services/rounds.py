@@ -132,7 +132,8 @@ def round_compute_tops(*, round: Round) -> Round:
     master = None
     if tops.score is not None:
         master = play_to_dict(
-            choose_master(tops, board, list(round.bag_after), setting.tileset, setting.rules), setting.labelling
+            choose_master(tops, board, list(round.bag_after), setting.tileset, setting.rules, rack=round.rack),
+            setting.labelling,
         )
     Round.objects.filter(pk=round.pk, tops_ready=False).update(
         tops_ready=True,
@@ -194,8 +195,11 @@ def rounds_close_overdue(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     closed = 0
     for round in Round.objects.filter(status=Round.Status.OPEN, deadline__lte=now).order_by("deadline"):
-        if round_close(round=round, now=now):
-            closed += 1
+        try:
+            if round_close(round=round, now=now):
+                closed += 1
+        except Exception:  # one round that cannot close must not keep the others open
+            logger.exception("could not close round %s", round.pk)
     return closed
 
 
