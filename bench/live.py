@@ -62,6 +62,9 @@ def setup_django():
     django.setup()
 
 
+SERVER_LOG = ROOT / "var" / "bench-live-server.log"
+
+
 def start_server(port: int, workers: int) -> subprocess.Popen:
     env = {
         **os.environ,
@@ -73,7 +76,7 @@ def start_server(port: int, workers: int) -> subprocess.Popen:
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "arbiter.asgi:application", "--host", HOST, "--port", str(port),
          "--workers", str(workers), "--no-access-log", "--log-level", "warning", "--backlog", "4096"],
-        cwd=ROOT, env=env,
+        cwd=ROOT, env=env, stdout=SERVER_LOG.open("w"), stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -176,7 +179,7 @@ class StreamClient:
         return data[:-2]
 
 
-async def bench_streams(port: int, game, clients: int, changes: int) -> None:
+async def bench_streams(port: int, game, clients: int, changes: int, server) -> None:
     from tournaments.models import Round
     from tournaments.services import round_close, round_draw, round_start
 
@@ -226,6 +229,7 @@ async def bench_streams(port: int, game, clients: int, changes: int) -> None:
     print(f"changes: {len(made)} ({', '.join(f'round {k[0]} {k[1]}' for k, _ in made)})")
     print(f"  commit to phone: median {ms(statistics.median(delays))}, p99 {ms(percentile(delays, 0.99))}, "
           f"max {ms(max(delays))}; {len(delays)} deliveries, {missed} missed")
+    print(f"  server while holding the streams: {server_footprint(server)}")
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
 
@@ -305,6 +309,7 @@ def main() -> None:
     parser.add_argument("--changes", type=int, default=6)
     parser.add_argument("--poll-seconds", type=float, default=10.0)
     parser.add_argument("--skip-polling", action="store_true")
+    parser.add_argument("--skip-streams", action="store_true")
     args = parser.parse_args()
     if not 1 <= args.clients <= MAX_CLIENTS:
         raise SystemExit(f"--clients must be 1..{MAX_CLIENTS}")
@@ -323,14 +328,17 @@ def main() -> None:
         raise SystemExit("set REDIS_URL: the server's workers share game versions through Redis")
     tournament = tournament_create(name=f"Bench {time.strftime('%H:%M:%S')}", round_seconds=600)
     game = game_create(tournament=tournament, seed=1)
+    SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
     port = free_port()
     server = start_server(port, args.workers)
     warm_up(port, game.pk, args.workers)
     print(f"uvicorn, {args.workers} worker(s), on {HOST}:{port}; game {game.pk}; {args.clients} clients; "
           f"{os.cpu_count()} CPUs shared by the server and the clients; load average {os.getloadavg()[0]:.1f}")
     try:
-        asyncio.run(asyncio.wait_for(bench_streams(port, game, args.clients, args.changes), 300))
-        print(f"  server while holding the streams: {server_footprint(server)}")
+        if not args.skip_streams:
+            asyncio.run(asyncio.wait_for(bench_streams(port, game, args.clients, args.changes, server), 300))
+            time.sleep(2)
+            print(f"  server 2 s after the phones left: {server_footprint(server)}")
         if not args.skip_polling:
             asyncio.run(asyncio.wait_for(bench_polling(port, game, args.clients, args.poll_seconds),
                                          args.poll_seconds + 120))
@@ -341,6 +349,8 @@ def main() -> None:
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
+        errors = SERVER_LOG.read_text(errors="replace").count("Traceback")
+        print(f"server errors logged: {errors} (log: {SERVER_LOG.relative_to(ROOT)})")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ def game_version(game_id: int) -> int:
 
 WATCH_TICK = 0.1
 SNAPSHOT_TIMEOUT = 600
+SNAPSHOT_BUILD_SECONDS = 5.0
 STANDINGS_SHOWN = 10
 PUBLIC_GAME_FIELDS = (
     "id", "status", "round", "round_status", "board", "bag_count", "rack", "kept", "drawn", "rejected",
@@ -104,16 +105,31 @@ def build_snapshot(game_id: int) -> dict | None:
 
 
 def game_snapshot(game_id: int) -> dict | None:
-    """The snapshot at the current version, from the shared cache when another process already built it."""
+    """The snapshot at the current version, from the shared cache when another process already built it.
+
+    After a change a thousand polls may miss the cache at once: one of them builds (a lock in the cache),
+    the others wait for its result instead of each opening a database connection."""
     version = game_version(game_id)
     key = _snapshot_key(game_id, version)
     snapshot = cache.get(key)
-    if snapshot is None:
+    if snapshot is not None:
+        return snapshot
+    lock = f"{key}:building"
+    if not cache.add(lock, 1, timeout=SNAPSHOT_BUILD_SECONDS):
+        waited_until = time.monotonic() + SNAPSHOT_BUILD_SECONDS
+        while time.monotonic() < waited_until:
+            time.sleep(0.02)
+            snapshot = cache.get(key)
+            if snapshot is not None:
+                return snapshot
+    try:
         snapshot = build_snapshot(game_id)
         if snapshot is None:
             return None
         snapshot["version"] = version
         cache.set(key, snapshot, timeout=SNAPSHOT_TIMEOUT)
+    finally:
+        cache.delete(lock)
     return snapshot
 
 
@@ -196,6 +212,11 @@ class VersionWatcher:
         self.tick = tick
         self.games: dict[int, _Watched] = {}
         self._task: asyncio.Task | None = None
+
+    def knows(self, game_id: int) -> bool:
+        """True when this process already streams the game (so it exists)."""
+        watched = self.games.get(game_id)
+        return watched is not None and watched.payload is not None
 
     def _watch(self, game_id: int) -> _Watched:
         watched = self.games.setdefault(game_id, _Watched())

@@ -250,3 +250,33 @@ def test_version_watcher_wakes_every_stream_once_per_change(monkeypatch):
     assert {_sse_events([e])[0]["round"] for e in second} == {2}
     assert state["builds"] == 2  # not one per listener
     assert watcher.games == {}  # the last listener gone, the game is no longer watched
+
+
+def test_a_thousand_polls_after_a_change_build_the_snapshot_once(monkeypatch):
+    """The first poll after a change builds the snapshot; the others wait for it in the shared cache."""
+    import threading
+    import time
+
+    from django.core.cache import cache
+
+    game_id = 900_000 + int(time.time() * 1000) % 100_000
+    cache.set(f"game:{game_id}:version", 1)
+    builds = []
+
+    def slow_build(gid):
+        builds.append(gid)
+        time.sleep(0.3)
+        return {"game_id": gid, "round": 1}
+
+    monkeypatch.setattr(live, "build_snapshot", slow_build)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(live.game_snapshot(game_id))) for _ in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(builds) == 1
+    assert len(results) == 30 and all(r == {"game_id": game_id, "round": 1, "version": 1} for r in results)
+    cache.set(f"game:{game_id}:version", 2)
+    assert live.game_snapshot(game_id)["version"] == 2 and len(builds) == 2
+    cache.delete_many([f"game:{game_id}:version", f"game:{game_id}:snapshot:1", f"game:{game_id}:snapshot:2"])

@@ -214,9 +214,12 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
     now = timezone.now()
     stamp = {"server_time": now.isoformat(), "server_ms": int(now.timestamp() * 1000)}
     if request.GET.get("clock"):
-        if not Game.objects.filter(pk=game_id).exists():
+        # Asked every second by the console and every minute by each phone: the cache answers, the
+        # database only for a game that never changed (or does not exist).
+        version = live.game_version(game_id)
+        if not version and not Game.objects.filter(pk=game_id).exists():
             raise Http404
-        return JsonResponse({**stamp, "version": live.game_version(game_id)})
+        return JsonResponse({**stamp, "version": version})
     snapshot = live.game_snapshot(game_id)
     if snapshot is None:
         raise Http404
@@ -228,10 +231,12 @@ async def game_events(request: HttpRequest, game_id: int) -> StreamingHttpRespon
     """Server-sent events: the snapshot at once, then at every change (``?progress=1``: slip counts too)."""
     # Not the async ORM: under ASGI it would open a database connection per stream and keep it for the
     # stream's life. The snapshot usually comes from the cache; the thread closes any connection it used.
-    if await asyncio.to_thread(live.snapshot_closing_connections, game_id) is None:
-        raise Http404
+    asgi = isinstance(request, ASGIRequest)
+    if not (asgi and live.watcher().knows(game_id)):
+        if await asyncio.to_thread(live.snapshot_closing_connections, game_id) is None:
+            raise Http404
     progress = bool(request.GET.get("progress"))
-    if isinstance(request, ASGIRequest):
+    if asgi:
         events = live.watcher().stream(game_id, progress=progress)
     else:
         events = live.sync_stream(game_id, progress=progress)
