@@ -136,6 +136,28 @@ def test_record_restores_into_a_fresh_tournament_with_the_same_standings(played_
     assert LogEntry.objects.filter(game=restored, action="slip_correct", reason="score misread from the paper slip").exists()
 
 
+def test_a_record_whose_random_draws_no_longer_replay_is_restored_with_typed_racks(played_game, arbitrator):
+    record = export_record(played_game.game)
+    record["game"]["seed"] += 1  # the draws from this seed give other racks: each rack is typed instead
+    restored = restore_record(record=record, actor=arbitrator)
+    assert list(restored.rounds.order_by("number").values_list("rack", flat=True)) == [
+        r["rack"] for r in record["rounds"]
+    ]
+    assert restored.rounds.filter(typed=True).count() == len(record["rounds"])
+    assert _comparable(selectors.game_standings(game=restored)) == _comparable(
+        selectors.game_standings(game=played_game.game)
+    )
+
+
+def test_the_master_picked_by_the_arbitrator_is_picked_again(played_game, arbitrator):
+    first = played_game.game.rounds.get(number=1)
+    assert first.master != first.tops[0] or len(first.tops) > 1
+    restored = restore_record(record=export_record(played_game.game), actor=arbitrator)
+    again = restored.rounds.get(number=1)
+    assert (again.master["word"], again.master["ref"]) == (first.master["word"], first.master["ref"])
+    assert LogEntry.objects.filter(game=restored, action="master_change").count() == 1
+
+
 def test_restore_over_http_into_an_existing_tournament(played_game, arbitrator_client, make_tournament):
     record = export_record(played_game.game)
     target = make_tournament(name="Restored", solo_min_players=3)

@@ -18,6 +18,7 @@ from tournaments.sheets.data import (
     StandingRow,
     Standings,
 )
+from tournaments.sheets.labels import outcome_label, reason_label
 from tournaments.sheets.record import render_record
 from tournaments.sheets.scoresheet import render_scoresheet, render_scoresheets
 from tournaments.sheets.standings import render_standings
@@ -173,7 +174,9 @@ def test_scoresheets_pdf_has_one_page_per_player_with_their_rounds(played_game, 
                          rf"{row['top_total']}", by_name[ZOE])
     assert "no slip" in by_name[ANNA]
     assert "absent" in by_name[PAUL]
-    assert "reversed ref." in by_name[JEAN]
+    for row in selectors.player_rounds(game=played_game.game, player=played_game.players[JEAN]):
+        assert re.search(rf"{row['word']}\s+{row['ref']}\s+{row['claimed']}\s+{row['paid']}\s+"
+                         rf"{outcome_label(row['outcome'])}\s+{reason_label(row['reason'])}", by_name[JEAN])
     kept = played_game.game.rounds.exclude(kept="").first()
     assert kept is not None and f"{kept.kept}+{kept.drawn}" in by_name[ZOE]
     screenshot(pdf, "sheet-scoresheets")
@@ -273,3 +276,16 @@ def test_a_game_not_started_yet_still_prints(make_game, make_player, arbitrator_
         text = pdf_text(response.content, tmp_path)
         assert "Club du mardi" in text and "Game 1" in text
     assert "0 rounds" in text and ZOE in text
+
+
+def test_sheets_of_a_rows_numbers_event_use_its_references(make_tournament, arbitrator, tmp_path):
+    from .test_sheets_support import play_game
+
+    tournament = make_tournament(name="GCG club", coordinates="rows-numbers")
+    played = play_game(tournament, arbitrator, rounds=2)
+    text = pdf_text(render_record(sources.game_record_sheet(played.game)), tmp_path)
+    assert "rows 1-15, columns A-O" in text
+    for master in played.masters:
+        assert re.search(rf"{master['word']}\s+{master['ref']}\s+{master['score']}", text)
+    # Round 1 is horizontal: in this labelling its reference starts with the row number.
+    assert re.fullmatch(r"\d+[A-O]", played.masters[0]["ref"])

@@ -1,7 +1,7 @@
 """Fixtures shared by the sheets and exports tests (imported by test_sheets*.py and test_exports*.py).
 
 ``played_game`` plays a short game through the services with players whose names need more than ASCII:
-a typed first rack, random racks after it, tops, a wrong score, a reversed reference, a missing slip, a
+a typed first rack, random racks after it, tops, a master the arbitrator picks among the tied tops, a wrong score, a reversed reference, a missing slip, a
 late arrival, a correction with its reason, and the end of the game.
 """
 
@@ -73,7 +73,8 @@ def _ref(play, labelling: str, reversed_: bool = False) -> str:
     return format_ref(play.row, play.col, play.horizontal != reversed_, labelling)
 
 
-def play_game(tournament, arbitrator, *, seed: int = 7, rounds: int = ROUNDS, end: bool = True) -> PlayedGame:
+def play_game(tournament, arbitrator, *, seed: int = 7, rounds: int = ROUNDS, end: bool = True,
+              change_master: bool = True) -> PlayedGame:
     game = services.game_create(tournament=tournament, seed=seed)
     labelling = tournament.coordinates
     # Players of the tournament's earlier games take part in this one too.
@@ -113,6 +114,10 @@ def play_game(tournament, arbitrator, *, seed: int = 7, rounds: int = ROUNDS, en
             hand_in(PAUL, other.word, _ref(other, labelling), other.score, f"p{number}")
         services.round_close(round=round, actor=arbitrator, now=opened + timedelta(seconds=200))
         round.refresh_from_db()
+        if number == 1 and change_master:
+            other_top = next(t for t in round.tops if (t["word"], t["ref"]) != (master["word"], master["ref"]))
+            round = services.round_choose_master(round=round, word=other_top["word"], ref=other_top["ref"],
+                                                 actor=arbitrator)
         played.masters.append(round.master)
         if number == 2:
             slip = Slip.objects.get(round=round, player=players[LUKASZ], current=True)
