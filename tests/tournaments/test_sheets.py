@@ -4,6 +4,7 @@ with pdftotext, and screenshotted into test-artifacts/."""
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
@@ -62,6 +63,19 @@ def test_standings_print_every_player_with_accents_on_paginated_a4(tmp_path):
     assert "Zoé Lefèvre 0" in text and "Łukasz Żmuda 1" in text and "Nguyễn Thị Ánh 3" in text
     assert "Coupe d'Automne" in text and "Game 3" in text and "2026-11-21" in text
     assert "0123456789abcdef" * 4 in text
+
+
+@pytest.mark.parametrize("render", ["standings", "scoresheet", "record"])
+def test_every_font_is_embedded(render, tmp_path):
+    pdf = {
+        "standings": lambda: render_standings(Standings(header=HEADER, rows=_rows(3))),
+        "scoresheet": lambda: render_scoresheet(_sheet("Łukasz Żmuda")),
+        "record": lambda: render_record(GameRecord(header=HEADER)),
+    }[render]()
+    path = tmp_path / "fonts.pdf"
+    path.write_bytes(pdf)
+    lines = subprocess.run(["pdffonts", str(path)], check=True, capture_output=True, text=True).stdout.splitlines()[2:]
+    assert lines and all("DejaVu" in line and line.split()[-5] == "yes" for line in lines), lines
 
 
 def test_tournament_standings_have_one_column_per_game(tmp_path):

@@ -79,6 +79,7 @@ class SheetDocument(BaseDocTemplate):
             author=PRODUCT,
             creator=PRODUCT,
             subject=title,
+            initialFontName=SANS,  # else the canvas names Helvetica, a font the PDF would not embed
         )
         self.header = header
         self.sheet_title = title
