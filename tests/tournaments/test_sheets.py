@@ -65,6 +65,16 @@ def test_standings_print_every_player_with_accents_on_paginated_a4(tmp_path):
     assert "0123456789abcdef" * 4 in text
 
 
+def test_the_series_is_printed_with_the_rank_within_it(tmp_path):
+    rows = (StandingRow(rank=1, name="Zoé Lefèvre", series="3", series_rank=1, total=10),
+            StandingRow(rank=2, name="Anne Martin", total=9),
+            StandingRow(rank=3, name="Łukasz Żmuda", series="3", series_rank=2, total=8))
+    text = pdf_text(render_standings(Standings(header=HEADER, rows=rows, top_total=10)), tmp_path)
+    assert re.search(r"Zoé Lefèvre\s+3 \(1\)\s+10", text)
+    assert re.search(r"Anne Martin\s+9", text)
+    assert re.search(r"Łukasz Żmuda\s+3 \(2\)\s+8", text)
+
+
 @pytest.mark.parametrize("render", ["standings", "scoresheet", "record"])
 def test_every_font_is_embedded(render, tmp_path):
     pdf = {

@@ -37,6 +37,7 @@ class StandingRow:
     warnings: int = 0
     penalties: int = 0
     game_totals: tuple[int | None, ...] = ()  # tournament sheets: one per game (None: did not play)
+    series_rank: int | None = None  # rank among the players of the same series
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ def _standing_row(row: dict) -> StandingRow:
         warnings=row["warnings"],
         penalties=row["penalties"],
         game_totals=tuple(entry["total"] for entry in row.get("games", ())),
+        series_rank=row.get("series_rank"),
     )
 
 

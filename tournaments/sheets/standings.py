@@ -18,7 +18,7 @@ STRIPE = colors.Color(0.97, 0.97, 0.97)
 PORTRAIT_GAMES = 4
 
 # (title, width in points) of the columns around the name and the per-game totals.
-_LEFT = (("Rank", 30), ("Name", None), ("Table", 32), ("Series", 34))
+_LEFT = (("Rank", 30), ("Name", None), ("Table", 32), ("Series", 46))
 _RIGHT = (
     ("Total", 40),
     ("Diff.", 38),
@@ -31,6 +31,14 @@ _RIGHT = (
 _GAME_WIDTH = 36
 
 
+def _series(row: StandingRow) -> str:
+    """The series with the player's rank within it in brackets: "2 (1)"."""
+    if not row.series:
+        return ""
+    label = fit(row.series, 24, SANS, 8)
+    return f"{label} ({row.series_rank})" if row.series_rank else label
+
+
 def _cells(row: StandingRow, name_width: float, games: int) -> list:
     game_cells = []
     if games:
@@ -40,7 +48,7 @@ def _cells(row: StandingRow, name_width: float, games: int) -> list:
         str(row.rank),
         fit(row.name, name_width, SANS, 8),
         "" if row.table is None else str(row.table),
-        row.series or "",
+        _series(row),
         *game_cells,
         str(row.total),
         signed_diff(row.diff),
@@ -82,7 +90,8 @@ def render_standings(standings: Standings) -> bytes:
         note = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
         summary = (
             f"{len(standings.rows)} players · sum of the tops {standings.top_total} · "
-            "Diff.: the player's total minus the sum of the tops · ties share a rank"
+            "Diff.: the player's total minus the sum of the tops · Series: in brackets the rank within the series · "
+            "ties share a rank"
         )
         if games:
             summary += " and are broken by the last game, then its last round, the round before..."
