@@ -94,7 +94,9 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
     source.onerror = () => {
       failures += 1;
       status("reconnecting");
-      if (source && (source.readyState === EventSource.CLOSED || failures >= 3)) {
+      // Catch up at once by a plain request; the stream reconnects by itself meanwhile.
+      pollOnce().catch(() => status("offline"));
+      if (source && (source.readyState === EventSource.CLOSED || failures >= 2)) {
         source.close();
         source = null;
         schedulePoll(0);

@@ -377,14 +377,18 @@ function setupPlay() {
     return res.json();
   }
 
-  // What the server already holds for this round (after a reload, or on another tab).
-  async function loadHeldSlip(number) {
-    if (!me || !number) return;
+  // Who this phone is, and what the server already holds for the round (after a reload, or another tab).
+  async function loadMe() {
+    if (!me) return;
     try {
-      const detail = await api(`/api/games/${gameId}/rounds/${number}`);
-      const mine = mySlipIn(detail);
-      if (mine && info.round === number && !sending) {
-        accepted = { word: mine.word, ref: mine.ref, score: mine.claimed ?? mine.score ?? null, received_at: mine.received_at };
+      const body = await api(`/api/games/${gameId}/me`);
+      me.player = body.id;
+      me.name = body.name;
+      localStorage.setItem(storeKey(gameId), JSON.stringify(me));
+      $("who").textContent = body.table ? `${body.name} · ${fmt(T.table, { n: body.table })}` : body.name;
+      const held = body.slip;
+      if (held && body.round === info.round && info.round_status === "open" && !sending) {
+        accepted = { word: held.word, ref: held.ref, score: held.score ?? null, received_at: held.received_at };
         fillForm(accepted);
         showReceipt();
         slipStatus.textContent = T.accepted;
@@ -392,15 +396,8 @@ function setupPlay() {
         formChanged();
       }
     } catch (err) {
-      // The receipt stays as the last answer showed it.
+      // Offline or not joined: said elsewhere.
     }
-  }
-
-  function mySlipIn(detail) {
-    if (!detail) return null;
-    if (detail.slip) return detail.slip;
-    const rows = detail.results || [];
-    return rows.find((row) => row.player === me.player) || null;
   }
 
   // -- after the close: top, master, my result, the standings.
@@ -517,8 +514,8 @@ function setupPlay() {
         send(pending);
       } else {
         localStorage.removeItem(pendingKey(gameId));
-        if (info.round_status === "open") loadHeldSlip(info.round);
       }
+      loadMe();
     }
     subscribe(gameId, onChange, {
       onStatus: (s) => {

@@ -278,3 +278,60 @@ def test_projector_makes_the_30_second_call(live_server, new_page, make_game, fr
     assert projector.locator("#call").inner_text() in ("30 seconds left", "Plus que 30 secondes")
     assert 25 <= _seconds_shown(projector) <= 30
     screenshot(projector, "projector-call-30-1366")
+
+
+def test_without_the_event_stream_the_phone_follows_by_polling(live_server, new_page, make_game, make_player,
+                                                                fresh_cache):
+    from tournaments.services import round_draw
+
+    game = make_game()
+    make_player(game, name="Dana")
+    page = new_page("phone")
+    page.route(re.compile(r".*/games/\d+/events.*"), lambda route: route.abort("connectionrefused"))
+    page.goto(f"/games/{game.pk}/play")
+    page.wait_for_function("document.getElementById('conn').dataset.state === 'polling'", timeout=10000)
+    round_draw(game=game, rack=RACK)
+    started = time.monotonic()
+    page.wait_for_function("document.querySelectorAll('#rack .rtile').length === 7", timeout=3000)
+    assert time.monotonic() - started < 2.5
+
+
+def test_a_slip_waiting_for_the_network_survives_a_reload(live_server, new_page, make_game, make_player,
+                                                          fresh_cache):
+    from tournaments.models import Slip
+    from tournaments.services import round_draw, round_start
+
+    game = make_game(round_seconds=180)
+    _, token = make_player(game, name="Émile", table=4)
+    round_start(round=round_draw(game=game, rack=RACK))
+    page = new_page("phone")
+    page.goto(f"/join/{game.join_code}")
+    page.evaluate(
+        "([game, token]) => localStorage.setItem(`arbiter.game.${game}`, JSON.stringify({token, player: 0}))",
+        [game.pk, token],
+    )
+    page.route(re.compile(r".*/rounds/1/slips$"), lambda route: route.abort("internetdisconnected"))
+    page.goto(f"/games/{game.pk}/play")
+    page.wait_for_selector("#who:has-text('Émile')")
+    assert "table 4" in page.locator("#who").inner_text()
+    page.locator("#slip-ref").fill("h8")
+    page.locator("#slip-word").fill("sirenas")
+    assert page.locator("#slip-word").input_value() == "SIRENAS"
+    page.locator("#blank-toggles button").nth(6).click()
+    page.locator("#slip-score").fill("70")
+    page.locator("#slip-submit").click()
+    page.wait_for_selector("#slip-status.status-warn")
+    assert not Slip.objects.exists()
+
+    page.unroute(re.compile(r".*/rounds/1/slips$"))
+    page.reload()  # the network is back; the page sends the same slip again
+    page.wait_for_selector("#slip-status.status-ok", timeout=5000)
+    slip = Slip.objects.get()
+    assert (slip.word, slip.ref, slip.claimed) == ("SIRENAs", "H8", 70)
+    assert "H8" in page.locator("#receipt-text").inner_text()
+
+    page.reload()  # what the server holds comes back on the receipt
+    page.wait_for_selector("#receipt:not([hidden])", timeout=5000)
+    assert page.locator("#slip-word").input_value() == "SIRENAS"
+    assert page.locator("#blank-toggles button").nth(6).get_attribute("aria-pressed") == "true"
+    assert Slip.objects.count() == 1

@@ -135,6 +135,7 @@ def phone_texts() -> dict[str, str]:
         "polling": _("live (polling)"),
         "not_joined": _("You have not joined this game on this device."),
         "bag": _("Bag"),
+        "table": _("table %(n)s"),
         "slips": _("Slips received: %(received)s / %(players)s"),
         "closed_form": _("The round is closed: no slip can be handed in or changed."),
     }
