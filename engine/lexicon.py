@@ -328,17 +328,19 @@ def load_lexicon(name: str, cache_dir=None) -> Lexicon:
     _check_name(name)
     directory = cache_directory(cache_dir)
     key = (name, str(directory.resolve()))
-    if key in _loaded:
-        return _loaded[key]
+    known = _loaded.get(key)
     if name in BUILTINS:
-        lexicon = _load_builtin(name, directory)
-    else:
-        sha, _ = _read_name(directory, name)
-        compiled = _read_compiled(directory, sha) if sha else None
-        if compiled is None:
-            raise LookupError(f"unknown lexicon {name!r} (not built in, not imported in {directory})")
-        lexicon = Lexicon(name, sha, *compiled)
-    _loaded[key] = lexicon
+        if known is None:
+            known = _loaded[key] = _load_builtin(name, directory)
+        return known
+    # Another process may have imported a new list under this name since: the name file says which.
+    sha, _ = _read_name(directory, name)
+    if known is not None and known.sha256 == sha:
+        return known
+    compiled = _read_compiled(directory, sha) if sha else None
+    if compiled is None:
+        raise LookupError(f"unknown lexicon {name!r} (not built in, not imported in {directory})")
+    lexicon = _loaded[key] = Lexicon(name, sha, *compiled)
     return lexicon
 
 

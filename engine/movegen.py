@@ -4,12 +4,19 @@ One code path serves both directions: down plays are generated as across plays o
 (``_Orientation``), and their squares mapped back.  In each row, a play is found from the square of its
 first letter (a "start": the square before it is empty or off the board) by walking the lexicon's DAWG
 rightwards over board tiles and rack tiles allowed by the precomputed cross-checks, keeping the score
-as it goes.  A start is tried only if an anchor (an empty square next to a tile, or the centre on an
-empty board) is within the rack's reach.
+as it goes.
 
-``find_tops`` visits starts best-first by an upper bound on any score reachable from them (rack values
-paired with the best multipliers on the squares in reach), and stops once the bound of the next start
-is below the best score found: every tied play is still found, the set of tops is exact.
+Before walking, each start's *windows* are listed: the stretches where a main word from that start
+could end (an empty square or the edge after it, 1..len(rack) empty squares inside, an anchor covered),
+each with the word multiplier it gets, its bonus, and an upper bound on any play's score there (rack
+values paired with the squares' best multipliers).  The walk follows only DAWG paths that can end
+exactly at one of the windows it was given (the DAWG records which word lengths each node can still
+reach).  A window using the whole rack is dropped when no word is an anagram of the rack and the board
+letters inside it.
+
+``find_tops`` visits starts best-first by bound and gives each only its windows whose bound reaches the
+best score found so far, stopping when no start's bound does: every tied play is still found, the set
+of tops is exact.
 """
 from __future__ import annotations
 

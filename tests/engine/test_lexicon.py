@@ -36,6 +36,13 @@ def test_an_imported_lexicon_loads_again_by_name(tmp_path, english, monkeypatch)
     assert again.sha256 == first.sha256 and len(again) == 3 and "ZOOS" in again
 
 
+def test_a_list_imported_again_under_the_same_name_replaces_the_old_one(tmp_path, english):
+    import_lexicon("club", ["ZOO"], english, tmp_path)
+    import_lexicon("club", ["ZOOS"], english, tmp_path)
+    assert "ZOOS" in load_lexicon("club", cache_dir=tmp_path)
+    assert "ZOO" not in load_lexicon("club", cache_dir=tmp_path)
+
+
 def test_cache_dir_from_the_environment(tmp_path, english, monkeypatch):
     monkeypatch.setenv("ARBITER_LEXICON_CACHE", str(tmp_path / "env"))
     import_lexicon("envlex", ["AB"], english)
