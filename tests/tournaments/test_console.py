@@ -123,6 +123,14 @@ def test_every_console_page_refuses_users_without_staff_rights(client, django_us
     assert Player.objects.filter(first_game=game).count() == 2
 
 
+def test_an_account_without_staff_rights_is_refused_at_the_login(client, django_user_model):
+    django_user_model.objects.create_user(username="player", password="pw-player-1")
+    answer = client.post(reverse("console-login"), {"username": "player", "password": "pw-player-1"})
+    assert answer.status_code == 200
+    assert "This account has no arbitrator rights" in answer.content.decode()
+    assert client.get("/console/").status_code == 302
+
+
 def test_log_out_ends_the_session(console):
     answer = console.post(reverse("console-logout"))
     assert answer.status_code == 302

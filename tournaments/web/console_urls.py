@@ -2,9 +2,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from tournaments.web.console import game, pages, players, results, slips
+from tournaments.web.forms import ArbitratorLoginForm
 
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="console-login"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(template_name="registration/login.html", authentication_form=ArbitratorLoginForm),
+        name="console-login",
+    ),
     path("logout/", auth_views.LogoutView.as_view(next_page="console-login"), name="console-logout"),
     path("", pages.home, name="console-home"),
     path("tournaments/new/", pages.tournament_create, name="console-tournament-create"),

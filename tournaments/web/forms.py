@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
 BUILT_IN_LEXICONS = ("TWL06", "SOWPODS")
@@ -132,3 +133,17 @@ class PlayerListForm(forms.Form):
         help_text=_("The table number may be left out."),
         max_length=20000,
     )
+
+
+class ArbitratorLoginForm(AuthenticationForm):
+    """The console's login: only arbitrators (staff users) get in; others are told so at once."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "not_arbitrator": _("This account has no arbitrator rights: ask the tournament's organiser."),
+    }
+
+    def confirm_login_allowed(self, user) -> None:
+        super().confirm_login_allowed(user)
+        if not user.is_staff:
+            raise forms.ValidationError(self.error_messages["not_arbitrator"], code="not_arbitrator")
