@@ -37,7 +37,10 @@ def _unavailable(reason: str):
     pytest.skip(f"Chromium not available: {reason}")
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an event loop running in the test thread while
+# it is started, and tests of other folders that run asyncio themselves (or call async views through the
+# test client) must not find one.
+@pytest.fixture(scope="module")
 def chromium():
     try:
         from playwright.sync_api import sync_playwright
