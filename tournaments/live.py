@@ -14,28 +14,50 @@ import time
 import weakref
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
 
+def live_key(game_id: int, *parts) -> str:
+    """A cache key of the game, carrying the database's name so that databases sharing one cache (test
+    runs in parallel, a staging copy) keep apart."""
+    database = connections["default"].settings_dict["NAME"]
+    return ":".join(str(part) for part in ("live", database, "game", game_id, *parts))
+
+
 def _key(game_id: int) -> str:
-    return f"game:{game_id}:version"
+    return live_key(game_id, "version")
+
+
+# Versions come from one counter shared by every game (and database): a version is never reused, so
+# whatever is cached under (game, version) cannot be mistaken for another state, even when a game's id
+# comes back in a recreated database.
+_CLOCK_KEY = "live:version-clock"
+
+
+def _next_version() -> int:
+    cache.add(_CLOCK_KEY, 0, timeout=None)
+    try:
+        return cache.incr(_CLOCK_KEY)
+    except ValueError:  # evicted between add and incr
+        cache.set(_CLOCK_KEY, 1, timeout=None)
+        return 1
 
 
 def _bump(game_id: int) -> None:
-    key = _key(game_id)
-    cache.add(key, 0, timeout=None)
-    try:
-        cache.incr(key)
-    except ValueError:  # evicted between add and incr
-        cache.set(key, 1, timeout=None)
+    cache.set(_key(game_id), _next_version(), timeout=None)
 
 
 def notify_game_changed(game_id: int) -> None:
-    """Bump the game's version when the current transaction commits (at once outside a transaction)."""
+    """Change the game's version when the current transaction commits (at once outside a transaction)."""
     transaction.on_commit(lambda: _bump(game_id))
+
+
+def game_created(game_id: int) -> None:
+    """Give a new game a fresh version at once, whatever a game of the same id left in the cache."""
+    _bump(game_id)
 
 
 def game_version(game_id: int) -> int:
@@ -57,7 +79,7 @@ STANDINGS_SHOWN = 10
 PUBLIC_GAME_FIELDS = (
     "id", "status", "round", "round_status", "board", "bag_count", "rack", "kept", "drawn", "rejected",
     "deadline", "coordinates", "labels", "round_seconds", "join_code", "tileset", "number", "end_reason",
-    "tournament_name", "players",
+    "tournament", "tournament_name", "players",
 )
 # Changes that only move the count of slips received are sent to listeners that asked for progress.
 PROGRESS_FIELDS = ("progress",)

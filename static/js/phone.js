@@ -13,6 +13,7 @@ function idleTime(info) {
 }
 const storeKey = (gameId) => `arbiter.game.${gameId}`;
 const pendingKey = (gameId) => `arbiter.pending.${gameId}`;
+const tournamentKey = (tournamentId) => `arbiter.tournament.${tournamentId}`;
 
 function fmt(template, values) {
   return String(template).replace(/%\((\w+)\)s/g, (_, name) => (values[name] ?? ""));
@@ -71,6 +72,8 @@ function setupJoin() {
         return;
       }
       localStorage.setItem(storeKey(body.game), JSON.stringify({ token: body.token, player: body.id, name }));
+      // The same token plays the tournament's later games.
+      if (body.tournament) localStorage.setItem(tournamentKey(body.tournament), JSON.stringify({ token: body.token, name }));
       localStorage.setItem("arbiter.lastGame", String(body.game));
       window.location.assign(`/games/${body.game}/play`);
     } catch (err) {
@@ -86,7 +89,10 @@ function setupPlay() {
   const T = config.text;
   const gameId = config.game;
   const labelling = config.labelling;
-  const me = loadStore(storeKey(gameId));
+  let info = readJson("page-snapshot") || {};
+  // A player of the tournament's earlier game plays this one with the same token.
+  const tournamentId = info.game && info.game.tournament;
+  const me = loadStore(storeKey(gameId)) || (tournamentId && loadStore(tournamentKey(tournamentId)));
   const table = $("board");
   const form = $("slip-form");
   const refInput = $("slip-ref");
@@ -96,7 +102,6 @@ function setupPlay() {
   const submitButton = $("slip-submit");
   const slipStatus = $("slip-status");
   const blanks = new Set();
-  let info = readJson("page-snapshot") || {};
   let accepted = null; // the slip the server holds for the current round (what it answered)
   let sending = null; // the slip being sent: {round, word, ref, score, key}
   let resultsShown = null;
@@ -385,6 +390,7 @@ function setupPlay() {
       me.player = body.id;
       me.name = body.name;
       localStorage.setItem(storeKey(gameId), JSON.stringify(me));
+      if (tournamentId) localStorage.setItem(tournamentKey(tournamentId), JSON.stringify({ token: me.token, name: me.name }));
       $("who").textContent = body.table ? `${body.name} · ${fmt(T.table, { n: body.table })}` : body.name;
       const held = body.slip;
       if (held && body.round === info.round && info.round_status === "open" && !sending) {

@@ -335,3 +335,18 @@ def test_a_slip_waiting_for_the_network_survives_a_reload(live_server, new_page,
     assert page.locator("#slip-word").input_value() == "SIRENAS"
     assert page.locator("#blank-toggles button").nth(6).get_attribute("aria-pressed") == "true"
     assert Slip.objects.count() == 1
+
+
+def test_a_player_of_game_one_plays_the_next_game_without_joining_again(live_server, new_page, make_game,
+                                                                       fresh_cache):
+    from tournaments.services import game_create
+
+    first = make_game()
+    page = new_page("phone")
+    _join(page, first.join_code, "Fanny")
+    page.wait_for_selector("#who:has-text('Fanny')")
+    second = game_create(tournament=first.tournament, seed=2)
+    page.goto(f"/games/{second.pk}/play")
+    page.wait_for_selector("#who:has-text('Fanny')")
+    assert page.locator("#need-join").is_hidden()
+    assert page.locator("#slip-form").is_visible()
