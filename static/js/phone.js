@@ -111,6 +111,7 @@ function setupPlay() {
     idleText: "–:––",
     onCall30: () => {
       $("call").textContent = T.call30;
+      if (navigator.vibrate) navigator.vibrate(200);
     },
     onEnd: () => {
       $("call").textContent = T.time_up;

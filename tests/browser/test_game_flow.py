@@ -96,9 +96,11 @@ def _judge(tournament, slip):
                       labelling=tournament.coordinates)
 
 
-def _join(page, code: str, name: str) -> None:
+def _join(page, code: str, name: str, screenshot=None) -> None:
     page.goto(f"/join/{code}")
     page.get_by_label(re.compile("name|nom", re.I)).fill(name)
+    if screenshot is not None:
+        screenshot(page, "join-390")
     page.locator("#join-form button[type=submit]").click()
     page.wait_for_url(re.compile(r"/games/\d+/play$"))
 
@@ -116,8 +118,8 @@ def test_round_on_two_phones_closes_by_the_clock(
     assert expected_a.outcome == "ok" and expected_b.outcome == "warning"
 
     alice = new_page("phone")
-    _join(alice, game.join_code, "Alice")
-    screenshot(alice, "phone-join-done-390")
+    _join(alice, game.join_code, "Alice", screenshot)
+    screenshot(alice, "phone-waiting-390")
 
     # Bruno's phone runs two minutes fast, and he reads the page in French.
     bruno = new_page("phone", clock_shift_seconds=120)
