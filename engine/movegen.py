@@ -191,74 +191,71 @@ class _Search:
         ]
         self.best = -1
         self.keep_best = False
-        self._bingo = {}  # board letters a full-rack play would go through -> whether an anagram exists
+        self._anagrams = {}  # board letters a whole-rack play would go through -> whether an anagram exists
         self.found = []  # (score, orientation, start square, ((square, tile), ...))
 
     def units(self):
-        """(best bound, orientation, start square, windows) for every start with a window, a window being
-        (bound, word length, word multiplier, bonus): a play of that length from that start scores
-        main-word letters x multiplier + cross-words + bonus."""
-        values = self.tileset.values
-        rack_len, rack_values = self.rack_len, self.rack_values
-        bingo, bingo_tiles = self.rules.bingo_bonus, self.rules.rack_size
-        avail = ALL_LETTERS if self.counts[0] else self.letters
+        """(best bound, orientation, start square, windows) for every start with a window."""
         units = []
         for o in self.orientations:
-            sq, allowed, cross_base, anchor = o.squares, o.allowed, o.cross_base, o.anchor
-            lm, wm = o.letter_mult, o.word_mult
-            for row_start in range(0, SIZE * SIZE, SIZE):
-                row_end = row_start + SIZE
-                reach = o.reach[row_start:row_end]
-                for s in range(row_start, row_end):
-                    if (s > row_start and sq[s - 1]) or reach[s - row_start] > rack_len:
-                        continue
-                    windows = []
-                    new, board_sum, cross_sum, wmul, hooked = 0, 0, 0, 1, False
-                    letter_mults, cross_mults, fixed = [], [], []
-                    for e in range(s, row_end):
-                        t = sq[e]
-                        if t:
-                            board_sum += values[t]
-                            hooked = True
-                            fixed.append(t & LETTER_MASK)
-                        else:
-                            if not allowed[e] & avail or new == rack_len:
-                                break
-                            new += 1
-                            hooked = hooked or anchor[e]
-                            wmul *= wm[e]
-                            letter_mults.append(lm[e])
-                            if cross_base[e] >= 0:
-                                cross_mults.append(wm[e])
-                                cross_sum += cross_base[e] * wm[e]
-                            else:
-                                cross_mults.append(0)
-                        if hooked and new and e > s and (e + 1 == row_end or not sq[e + 1]):
-                            bonus = 0
-                            if new == bingo_tiles:
-                                if not self.bingo_possible(fixed):
-                                    continue
-                                bonus = bingo
-                            # Rack values paired with the best coefficients (rearrangement inequality).
-                            coefficients = sorted(
-                                [a * (wmul + b) for a, b in zip(letter_mults, cross_mults, strict=True)], reverse=True
-                            )
-                            bound = wmul * board_sum + cross_sum + sum(map(operator.mul, coefficients, rack_values))
-                            windows.append((bound + bonus, e - s + 1, wmul, bonus))
-                    if windows:
-                        units.append((max(windows)[0], o, s, windows))
+            sq, reach = o.squares, o.reach
+            for s in range(SIZE * SIZE):
+                if (s % SIZE and sq[s - 1]) or reach[s] > self.rack_len:
+                    continue
+                windows = self.windows(o, s)
+                if windows:
+                    units.append((max(windows)[0], o, s, windows))
         return units
 
-    def bingo_possible(self, fixed) -> bool:
+    def windows(self, o, start: int) -> list:
+        """The windows from ``start``, each (bound, word length, word multiplier, bonus): a play of that
+        length from that start scores main-word letters x multiplier + cross-words + bonus."""
+        values = self.tileset.values
+        rack_len, rack_values = self.rack_len, self.rack_values
+        avail = ALL_LETTERS if self.counts[0] else self.letters
+        sq, allowed, cross_base, anchor = o.squares, o.allowed, o.cross_base, o.anchor
+        lm, wm = o.letter_mult, o.word_mult
+        row_end = start - start % SIZE + SIZE
+        windows = []
+        new, board_sum, cross_sum, wmul, hooked = 0, 0, 0, 1, False
+        letter_mults, cross_mults, fixed = [], [], []
+        for e in range(start, row_end):
+            t = sq[e]
+            if t:
+                board_sum += values[t]
+                hooked = True
+                fixed.append(t & LETTER_MASK)
+            else:
+                if not allowed[e] & avail or new == rack_len:
+                    break
+                new += 1
+                hooked = hooked or anchor[e]
+                wmul *= wm[e]
+                letter_mults.append(lm[e])
+                cross_mult = wm[e] if cross_base[e] >= 0 else 0
+                cross_mults.append(cross_mult)
+                cross_sum += cross_base[e] * cross_mult
+            if not (hooked and new and e > start and (e + 1 == row_end or not sq[e + 1])):
+                continue
+            if new == rack_len and not self.anagram_possible(fixed):
+                continue
+            # Rack values paired with the best coefficients (rearrangement inequality).
+            coefficients = sorted([a * (wmul + b) for a, b in zip(letter_mults, cross_mults, strict=True)], reverse=True)
+            bonus = self.rules.bingo_bonus if new == self.rules.rack_size else 0
+            bound = wmul * board_sum + cross_sum + sum(map(operator.mul, coefficients, rack_values)) + bonus
+            windows.append((bound, e - start + 1, wmul, bonus))
+        return windows
+
+    def anagram_possible(self, fixed) -> bool:
         """Whether the whole rack and the board letters ``fixed`` are an anagram of some word (a play using
         every tile through those letters needs one)."""
         key = tuple(sorted(fixed))
-        known = self._bingo.get(key)
+        known = self._anagrams.get(key)
         if known is None:
             counts = self.counts[:]
             for c in fixed:
                 counts[c] += 1
-            known = self._bingo[key] = self.lexicon.has_anagram(counts)
+            known = self._anagrams[key] = self.lexicon.has_anagram(counts)
         return known
 
     def run(self, keep_best: bool):
