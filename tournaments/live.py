@@ -76,9 +76,10 @@ WATCH_TICK = 0.1
 SNAPSHOT_TIMEOUT = 600
 SNAPSHOT_BUILD_SECONDS = 5.0
 STANDINGS_SHOWN = 10
+# Never the join code: the feed is public and game ids are easy to guess; the code is shown in the hall.
 PUBLIC_GAME_FIELDS = (
     "id", "status", "round", "round_status", "board", "bag_count", "rack", "kept", "drawn", "rejected",
-    "deadline", "coordinates", "labels", "round_seconds", "join_code", "tileset", "number", "end_reason",
+    "deadline", "coordinates", "labels", "round_seconds", "tileset", "number", "end_reason",
     "tournament", "tournament_name", "players",
 )
 # Changes that only move the count of slips received are sent to listeners that asked for progress.

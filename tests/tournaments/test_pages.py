@@ -159,6 +159,7 @@ def test_live_feed_follows_the_round_and_hides_what_the_rules_hide(client, make_
     # During the round: no slip content, no top, no score of anything.
     assert "SIRENA" not in text.upper() and "top_score" not in text and opened["last"] is None
     assert "seed" not in opened["game"] and "bag" not in opened["game"]
+    assert game.join_code not in text  # the feed is public; joining takes the code shown in the hall
 
     round_close(round=round_)
     round_.refresh_from_db()
