@@ -221,25 +221,22 @@ def compile_lexicon(words: list[str]) -> tuple:
 
 
 def _suffix_lengths(masks, arcs) -> list:
+    """lengths[node]: bit j set when a word ends j letters after node (children before parents)."""
     lengths = [None] * len(masks)
-
-    def visit(root):
-        stack = [(root, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if lengths[node] is not None:
-                continue
-            kids = [arcs[node << 5 | c] for c in range(1, 27) if masks[node] >> c & 1]
-            if expanded:
-                bits = masks[node] & 1
-                for kid in kids:
-                    bits |= lengths[kid] << 1
-                lengths[node] = bits
-            else:
-                stack.append((node, True))
-                stack.extend((kid, False) for kid in kids if lengths[kid] is None)
-
-    visit(0)
+    stack = [(0, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if lengths[node] is not None:
+            continue
+        kids = [arcs[node << 5 | c] for c in range(1, 27) if masks[node] >> c & 1]
+        if expanded:
+            bits = masks[node] & 1
+            for kid in kids:
+                bits |= lengths[kid] << 1
+            lengths[node] = bits
+        else:
+            stack.append((node, True))
+            stack.extend((kid, False) for kid in kids if lengths[kid] is None)
     return lengths
 
 
