@@ -38,3 +38,15 @@ def test_from_rows_rejects_bad_shapes():
         Board.from_rows(["." * 15] * 14)
     with pytest.raises(ValueError):
         Board.from_rows(["?" + "." * 14] + ["." * 15] * 14)
+
+
+def test_standard_premium_layout():
+    from engine.layout import CENTRE, LETTER_MULTIPLIER, SIZE, STANDARD, WORD_MULTIPLIER
+
+    cells = "".join(STANDARD)
+    assert [cells.count(ch) for ch in "WwLl"] == [8, 17, 12, 24]
+    assert STANDARD[CENTRE[0]][CENTRE[1]] == "w"
+    # Symmetric under rotation and reflection, so the down plays see the same premiums as across.
+    assert [row[::-1] for row in STANDARD] == list(STANDARD)
+    assert ["".join(row[c] for row in STANDARD) for c in range(SIZE)] == list(STANDARD)
+    assert WORD_MULTIPLIER[0] == 3 and LETTER_MULTIPLIER[3] == 2 and LETTER_MULTIPLIER[SIZE + 5] == 3

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import Board
+from engine.checking import check_play
 from engine.movegen import find_tops, generate_plays
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -26,10 +27,14 @@ def _key(play):
 
 @pytest.mark.parametrize("position", POSITIONS, ids=[p["id"] for p in POSITIONS])
 def test_tops(position, twl06, english, fisf):
-    tops = find_tops(Board.from_rows(position["board"]), position["rack"], twl06, english, fisf)
+    board = Board.from_rows(position["board"])
+    tops = find_tops(board, position["rack"], twl06, english, fisf)
     assert tops.score == position["top_score"]
     got = sorted((p.word, p.row, p.col, p.horizontal, p.score) for p in tops.plays)
     assert got == sorted(_key(m) for m in position["top_moves"])
+    for play in tops.plays:
+        checked = check_play(board, position["rack"], play.word, play.row, play.col, play.horizontal, twl06, english, fisf)
+        assert (checked.score, checked.tiles, checked.words) == (play.score, play.tiles, play.words)
 
 
 @pytest.mark.parametrize("position", POSITIONS, ids=[p["id"] for p in POSITIONS])
