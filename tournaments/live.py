@@ -21,14 +21,15 @@ logger = logging.getLogger(__name__)
 
 
 def live_key(game_id: int, *parts) -> str:
-    """A cache key of the game, carrying the database's name so that databases sharing one cache (test
-    runs in parallel, a staging copy) keep apart."""
+    """A cache key for something built from the database (a body, a snapshot): it carries the database's
+    name, so that databases sharing one cache (test runs in parallel, a staging copy) never serve each
+    other's data."""
     database = connections["default"].settings_dict["NAME"]
     return ":".join(str(part) for part in ("live", database, "game", game_id, *parts))
 
 
 def _key(game_id: int) -> str:
-    return live_key(game_id, "version")
+    return f"game:{game_id}:version"
 
 
 # Versions come from one counter shared by every game (and database): a version is never reused, so
@@ -87,7 +88,7 @@ PROGRESS_FIELDS = ("progress",)
 
 
 def _snapshot_key(game_id: int, version: int) -> str:
-    return f"game:{game_id}:snapshot:{version}"
+    return live_key(game_id, "snapshot", version)
 
 
 def build_snapshot(game_id: int) -> dict | None:

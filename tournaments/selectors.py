@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.core.cache import cache
 from django.utils import timezone
 
-from tournaments.live import game_version
+from tournaments.live import game_version, live_key
 from tournaments.models import Game, Player, Result, Round, Slip, Tournament
 from tournaments.services.setup import game_players, hash_token
 
@@ -91,7 +91,7 @@ def game_live(*, game_id: int) -> dict | None:
 
     Served from the cache while the version is unchanged."""
     version = game_version(game_id)
-    key = f"game:{game_id}:live:{version}"
+    key = live_key(game_id, "body", version)
     body = cache.get(key)
     if body is None:
         game = Game.objects.filter(pk=game_id).only("status").first()

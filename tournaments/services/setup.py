@@ -11,7 +11,7 @@ from django.db.models import Max
 
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remember
-from tournaments.live import notify_game_changed
+from tournaments.live import game_created, notify_game_changed
 from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament
 
 from .common import log, sorted_letters
@@ -110,9 +110,11 @@ def game_create(*, tournament: Tournament, seed: int | None = None) -> Game:
             with transaction.atomic():
                 Tournament.objects.select_for_update().get(pk=tournament.pk)
                 number = (tournament.games.aggregate(n=Max("number"))["n"] or 0) + 1
-                return Game.objects.create(
+                game = Game.objects.create(
                     tournament=tournament, number=number, seed=seed, join_code=_new_join_code(), bag=bag
                 )
+            game_created(game.pk)
+            return game
         except IntegrityError:  # join code already taken: draw another
             continue
     raise Conflict("join_code_exhausted", "no free join code could be found")
