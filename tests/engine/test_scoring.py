@@ -94,3 +94,12 @@ def test_bingo_bonus_after_word_multipliers(tiny, english, fisf):
     lexicon = tiny("TRAINER")
     # TRAINER from H2: A on the double letter at H4, R on the centre: (1+1+2+1+1+1+1) x 2 + 50.
     assert score(Board.empty(), "TRAINER", "TRAINER", 7, 1, True, lexicon, english, fisf) == 16 + 50
+
+
+def test_values_come_from_the_tile_set(tiny, fisf):
+    from engine.tiles import load_tileset
+
+    french = load_tileset("french")
+    lexicon = tiny("KIWI")
+    # K 10 and W 10 in French; KIWI from H5 has its W on the centre: (10+1+10+1) x 2.
+    assert check_play(Board.empty(), "KIWIXYZ", "KIWI", 7, 5, True, lexicon, french, fisf).score == 44
