@@ -251,6 +251,7 @@ def test_no_slip_before_the_start_or_after_the_close(game, make_player):
         ({"ref": "H"}, "bad_ref"),
         ({"ref": "4H4"}, "bad_ref"),
         ({"ref": "H16"}, "off_board"),
+        ({"ref": "H000000004"}, "bad_ref"),
         ({"word": "HEL1O"}, "bad_word"),
         ({"word": "W" * 10_240}, "bad_word"),
         ({"word": ""}, "bad_word"),

@@ -20,6 +20,7 @@ JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alik
 JOIN_CODE_LENGTH = 6
 MAX_ROUND_SECONDS = 3600
 NAME_MAX = 100
+LEXICON_NAME_MAX = 40
 
 
 def hash_token(token: str) -> str:
@@ -71,7 +72,7 @@ def tournament_create(
         raise ServiceError(
             "bad_round_seconds", f"a round lasts 1 to {MAX_ROUND_SECONDS} seconds", fields={"round_seconds": ["out of range"]}
         )
-    if not isinstance(lexicon, str):
+    if not isinstance(lexicon, str) or len(lexicon) > LEXICON_NAME_MAX:
         raise ServiceError("unknown_lexicon", "the lexicon must be named", fields={"lexicon": ["unknown"]})
     try:
         words = get_lexicon(lexicon)
@@ -180,6 +181,9 @@ def lexicon_import(*, name: str, words: Iterable[str], tileset: str = "english")
     from engine.lexicon import import_lexicon
     from engine.tiles import load_tileset
 
+    if not isinstance(name, str) or not 0 < len(name) <= LEXICON_NAME_MAX:
+        raise ServiceError("bad_lexicon_name", f"a lexicon name has 1 to {LEXICON_NAME_MAX} characters",
+                           fields={"name": ["bad length"]})
     if name in BUILTIN_LEXICONS:
         raise Conflict("lexicon_builtin", f"{name!r} is a built-in lexicon", fields={"name": ["built in"]})
     try:

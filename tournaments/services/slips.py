@@ -17,6 +17,7 @@ from .common import log, setting_of
 from .rounds import judge
 
 MAX_KEY_LENGTH = 100
+MAX_REF_LENGTH = 8  # the longest way to write a reference with spaces kept: "1 5 H"
 MAX_SCORE = 5000  # far above any real play (the best known is under 2,000)
 
 
@@ -33,6 +34,9 @@ def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
     if ref is not None and not isinstance(ref, str):
         raise ServiceError("bad_ref", "the reference must be text", fields={"ref": ["not text"]})
     ref = " ".join((ref or "").split())
+    if len(ref) > MAX_REF_LENGTH:
+        raise ServiceError("bad_ref", f"{ref[:20]}: a reference is one letter and one number, e.g. H4 or 4H",
+                           fields={"ref": ["too long"]})
     if ref:
         try:
             parse_ref(ref, tournament.coordinates)
