@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from .layout import CENTRE, LETTER_MULTIPLIER, SIZE, WORD_MULTIPLIER
 from .scoring import cross_parts
-from .tiles import BLANK, EMPTY, LETTER_MASK, decode, encode
+from .tiles import BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode
 
 ALL_LETTERS = ((1 << 27) - 1) & ~1  # bits 1..26
 
@@ -361,22 +361,21 @@ class _Search:
 
 def _make_play(o: _Orientation, start: int, placed, score: int) -> Play:
     sq = o.squares
-    new = dict(placed)
-    end = start - start % SIZE + SIZE
-    word, p = [], start
-    while p < end and (sq[p] or p in new):
-        word.append(decode(new.get(p, sq[p])))
-        p += 1
-    words = ["".join(word)]
-    tiles = []
+    tiles = list(sq[start:start - start % SIZE + SIZE])
+    for p, t in placed:
+        tiles[p - start] = t
+    if EMPTY in tiles:
+        tiles = tiles[:tiles.index(EMPTY)]
+    words = [decode_word(tiles)]
+    placed_tiles = []
     for p, t in placed:
         row, col = o.original(p)
         ch = decode(t)
-        tiles.append((row, col, ch.upper(), bool(t & BLANK)))
+        placed_tiles.append((row, col, ch.upper(), bool(t & BLANK)))
         if o.before[p] or o.after[p]:
-            words.append("".join(decode(x) for x in o.before[p]) + ch + "".join(decode(x) for x in o.after[p]))
+            words.append(decode_word(o.before[p]) + ch + decode_word(o.after[p]))
     row, col = o.original(start)
-    return Play(words[0], row, col, o.horizontal, score, tuple(tiles), tuple(words))
+    return Play(words[0], row, col, o.horizontal, score, tuple(placed_tiles), tuple(words))
 
 
 def generate_plays(board, rack: str, lexicon, tileset, rules) -> list[Play]:

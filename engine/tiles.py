@@ -43,12 +43,15 @@ def decode(tile: int) -> str:
     return ch.lower() if tile & BLANK else ch
 
 
+_CHARS = tuple(decode(t) for t in range(2 * BLANK))
+
+
 def encode_word(word: str) -> tuple[int, ...]:
     return tuple(encode(ch) for ch in word)
 
 
 def decode_word(tiles) -> str:
-    return "".join(decode(t) for t in tiles)
+    return "".join([_CHARS[t] for t in tiles])
 
 
 def letter_code(ch: str) -> int:
