@@ -49,14 +49,6 @@ def _console(new_page, user, game):
     return page
 
 
-@pytest.fixture
-def fresh_cache():
-    """Live versions and snapshots of an earlier run must not name this run's games."""
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 def _plays(tournament):
     """The engine's view of round 1 with RACK: the top, and a valid play with a blank that is not a top."""
     from engine.board import Board
@@ -106,7 +98,7 @@ def _join(page, code: str, name: str, screenshot=None) -> None:
 
 
 def test_round_on_two_phones_closes_by_the_clock(
-    live_server, new_page, screenshot, celery_worker, arbitrator_user, fresh_cache
+    live_server, new_page, screenshot, celery_worker, arbitrator_user
 ):
     from tournaments.models import Round, Slip
     from tournaments.services import game_create, tournament_create
@@ -238,8 +230,9 @@ def test_round_on_two_phones_closes_by_the_clock(
 
 
 @pytest.mark.parametrize("shift", [120, -120])
-def test_a_phone_with_a_wrong_clock_shows_the_servers_time_left(live_server, new_page, make_game, make_player,
-                                                                fresh_cache, shift):
+def test_a_phone_with_a_wrong_clock_shows_the_servers_time_left(
+    live_server, new_page, make_game, make_player, shift
+):
     from tournaments.services import round_draw, round_start
 
     game = make_game(round_seconds=180)
@@ -262,7 +255,7 @@ def test_a_phone_with_a_wrong_clock_shows_the_servers_time_left(live_server, new
     assert abs(offset / 1000 + shift) < 2
 
 
-def test_projector_makes_the_30_second_call(live_server, new_page, make_game, fresh_cache, screenshot):
+def test_projector_makes_the_30_second_call(live_server, new_page, make_game, screenshot):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -282,8 +275,7 @@ def test_projector_makes_the_30_second_call(live_server, new_page, make_game, fr
     screenshot(projector, "projector-call-30-1366")
 
 
-def test_without_the_event_stream_the_phone_follows_by_polling(live_server, new_page, make_game, make_player,
-                                                                fresh_cache):
+def test_without_the_event_stream_the_phone_follows_by_polling(live_server, new_page, make_game, make_player):
     from tournaments.services import round_draw
 
     game = make_game()
@@ -298,8 +290,7 @@ def test_without_the_event_stream_the_phone_follows_by_polling(live_server, new_
     assert time.monotonic() - started < 2.5
 
 
-def test_a_slip_waiting_for_the_network_survives_a_reload(live_server, new_page, make_game, make_player,
-                                                          fresh_cache):
+def test_a_slip_waiting_for_the_network_survives_a_reload(live_server, new_page, make_game, make_player):
     from tournaments.models import Slip
     from tournaments.services import round_draw, round_start
 
@@ -339,8 +330,7 @@ def test_a_slip_waiting_for_the_network_survives_a_reload(live_server, new_page,
     assert Slip.objects.count() == 1
 
 
-def test_a_player_of_game_one_plays_the_next_game_without_joining_again(live_server, new_page, make_game,
-                                                                       fresh_cache):
+def test_a_player_of_game_one_plays_the_next_game_without_joining_again(live_server, new_page, make_game):
     from tournaments.services import game_create
 
     first = make_game()

@@ -261,7 +261,8 @@ def test_a_thousand_polls_after_a_change_build_the_snapshot_once(monkeypatch):
     from django.core.cache import cache
 
     game_id = 900_000 + int(time.time() * 1000) % 100_000
-    cache.set(f"game:{game_id}:version", 1)
+    version = {"now": 10**9 + int(time.time() * 1000)}  # never a version a real game has
+    monkeypatch.setattr(live, "game_version", lambda gid: version["now"])
     builds = []
 
     def slow_build(gid):
@@ -276,8 +277,9 @@ def test_a_thousand_polls_after_a_change_build_the_snapshot_once(monkeypatch):
         thread.start()
     for thread in threads:
         thread.join(10)
+    first = version["now"]
     assert len(builds) == 1
-    assert len(results) == 30 and all(r == {"game_id": game_id, "round": 1, "version": 1} for r in results)
-    cache.set(f"game:{game_id}:version", 2)
-    assert live.game_snapshot(game_id)["version"] == 2 and len(builds) == 2
-    cache.delete_many([f"game:{game_id}:version", f"game:{game_id}:snapshot:1", f"game:{game_id}:snapshot:2"])
+    assert len(results) == 30 and all(r == {"game_id": game_id, "round": 1, "version": first} for r in results)
+    version["now"] += 1
+    assert live.game_snapshot(game_id)["version"] == first + 1 and len(builds) == 2
+    cache.delete_many([live._snapshot_key(game_id, first), live._snapshot_key(game_id, first + 1)])
