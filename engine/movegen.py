@@ -57,7 +57,7 @@ class Tops:
 # Cross-checks: which letters may stand on an empty square given the tiles across it.
 
 _hook_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_HOOK_CACHE_LIMIT = 200_000
+_HOOK_CACHE_LIMIT = 50_000
 
 
 def _hooks(lexicon, before: tuple, after: tuple) -> int:
