@@ -206,6 +206,20 @@ def test_scoresheets_pdf_has_one_page_per_player_with_their_rounds(played_game, 
     screenshot(pdf, "sheet-scoresheets")
 
 
+def test_a_reference_written_loosely_is_printed_in_its_canonical_form(played_game, arbitrator, tmp_path):
+    from tournaments import services
+    from tournaments.models import Slip
+
+    slip = Slip.objects.get(round__game=played_game.game, round__number=4, player=played_game.players[JEAN],
+                            current=True)
+    loose = " " + slip.ref.lower()[0] + " " + slip.ref.lower()[1:] + " "
+    services.slip_correct(slip=slip, reason="reference retyped", actor=arbitrator, ref=loose)
+    assert Slip.objects.get(round=slip.round, player=slip.player, current=True).ref != slip.ref
+    page = pdf_text(render_scoresheet(sources.scoresheet_for(played_game.game, played_game.players[JEAN])),
+                    tmp_path)
+    assert re.search(rf"\n\s+4\s+\S+\s+{slip.word}\s+{slip.ref}\s", page)
+
+
 def test_record_pdf_lists_the_masters_and_the_final_board(played_game, tmp_path):
     record = selectors.game_record(game=played_game.game)
     pdf = render_record(sources.game_record_sheet(played_game.game))

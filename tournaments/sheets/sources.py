@@ -82,6 +82,19 @@ def tournament_standings_sheet(tournament: Tournament) -> Standings:
     )
 
 
+def canonical_ref(ref: str | None, labelling: str) -> str:
+    """A slip's reference as it is always displayed (``h 4`` -> ``H4``); one naming no square stays as written."""
+    from engine.notation import RefError, format_ref, parse_ref
+
+    if not ref:
+        return ""
+    try:
+        square = parse_ref(ref, labelling)
+    except RefError:
+        return ref
+    return format_ref(square.row, square.col, square.horizontal, labelling)
+
+
 def rack_display(kept: str, drawn: str) -> str:
     """The rack as announced: the kept letters, a +, then the new ones (no + on a fresh rack)."""
     return f"{kept}+{drawn}" if kept else drawn
@@ -98,6 +111,7 @@ def _scoresheet(
     game: Game, player: Player, header: Header, standing: dict | None, players: int, racks: dict[int, str]
 ) -> Scoresheet:
     lines = []
+    labelling = game.tournament.coordinates
     for row in selectors.player_rounds(game=game, player=player):
         top = row.get("top") or {}
         lines.append(
@@ -105,7 +119,7 @@ def _scoresheet(
                 number=row["number"],
                 rack=racks.get(row["number"], row["rack"]),
                 word=row.get("word") or "",
-                ref=row.get("ref") or "",
+                ref=canonical_ref(row.get("ref"), labelling),
                 claimed=row.get("claimed"),
                 paid=row["paid"],
                 outcome=row["outcome"],
