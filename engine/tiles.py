@@ -46,10 +46,6 @@ def decode(tile: int) -> str:
 _CHARS = tuple(decode(t) for t in range(2 * BLANK))
 
 
-def encode_word(word: str) -> tuple[int, ...]:
-    return tuple(encode(ch) for ch in word)
-
-
 def decode_word(tiles) -> str:
     return "".join([_CHARS[t] for t in tiles])
 
