@@ -194,3 +194,22 @@ def test_draw_after_the_game_is_over(api_game):
     game = api_game(players=1)
     expect(game.arbitrator.post(game.url("/end"), {}, format="json"), 200)
     assert_error(game.arbitrator.post(game.url("/rounds"), {}, format="json"), 409, "game_over")
+
+
+def test_references_follow_the_tournament_labelling(api_game):
+    game = api_game(players=1, coordinates="rows-numbers")
+    (a,) = game.players
+    arb = game.arbitrator
+    arb.post(game.url("/rounds"), {"rack": "EIRST?A"}, format="json")
+    arb.post(game.round_url(1, "/start"), {}, format="json")
+    url = game.round_url(1, "/slips")
+    slip = expect(a.client.post(url, {"word": "TARES", "ref": " 8d ", "score": 12, "key": "k"}, format="json"), 201)
+    assert slip["ref"] == "8D"
+    assert_error(a.client.post(url, {"word": "TARES", "ref": "H16", "score": 12, "key": "k2"}, format="json"),
+                 400, "bad_ref")
+    arb.post(game.round_url(1, "/close"), {}, format="json")
+    detail = expect(arb.get(game.round_url(1)), 200)
+    assert all(top["ref"][0].isdigit() for top in detail["tops"])  # horizontal: the row's number first
+    row = detail["results"][0]
+    # 8D in rows-numbers is row 8 from column D: TARES across the centre, 12 with the double letter on D8.
+    assert (row["ref"], row["outcome"], row["paid"]) == ("8D", "ok", 12)
