@@ -12,6 +12,7 @@ import json
 import logging
 import time
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 
 from django.core.cache import cache
 from django.db import connections, transaction
@@ -169,6 +170,7 @@ def game_versions(game_ids) -> dict[int, int]:
 
 
 HEARTBEAT_SECONDS = 15.0
+FIRST_SNAPSHOT_SECONDS = 10.0
 SYNC_STREAM_SECONDS = 55.0
 SYNC_POLL_SECONDS = 0.25
 SYNC_HEARTBEAT_SECONDS = 3.0
@@ -202,6 +204,11 @@ class _Watched:
         self.seq = 0  # bumped when anything shown changed
         self.core_seq = 0  # bumped when more than the progress counts changed
         self.payload: str | None = None
+        self.missing = False  # no such game
+        self.changed = asyncio.Event()
+
+    def wake(self) -> None:
+        self.changed.set()
         self.changed = asyncio.Event()
 
     def publish(self, snapshot: dict) -> None:
@@ -215,8 +222,7 @@ class _Watched:
             self.core = core
         self.full = full
         self.payload = _snapshot_json(snapshot)
-        self.changed.set()
-        self.changed = asyncio.Event()
+        self.wake()
 
 
 def snapshot_closing_connections(game_id: int) -> dict | None:
@@ -230,17 +236,19 @@ def snapshot_closing_connections(game_id: int) -> dict | None:
 
 
 class VersionWatcher:
-    """Per process and event loop: one task reads the watched games' versions and wakes their streams."""
+    """Per process and event loop: one task reads the watched games' versions and wakes their streams.
+
+    Its cache reads and snapshot builds run in a thread of its own, so that a crowd of requests queuing
+    for the loop's default threads never delays a change."""
 
     def __init__(self, tick: float = WATCH_TICK) -> None:
         self.tick = tick
         self.games: dict[int, _Watched] = {}
         self._task: asyncio.Task | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-watcher")
 
-    def knows(self, game_id: int) -> bool:
-        """True when this process already streams the game (so it exists)."""
-        watched = self.games.get(game_id)
-        return watched is not None and watched.payload is not None
+    async def _in_thread(self, function, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
 
     def _watch(self, game_id: int) -> _Watched:
         watched = self.games.setdefault(game_id, _Watched())
@@ -252,14 +260,18 @@ class VersionWatcher:
     async def _run(self) -> None:
         while self.games:
             try:
-                versions = await asyncio.to_thread(game_versions, list(self.games))
+                versions = await self._in_thread(game_versions, list(self.games))
                 for game_id, version in versions.items():
                     watched = self.games.get(game_id)
-                    if watched is None or (watched.version == version and watched.payload is not None):
+                    if watched is None or (watched.version == version and (watched.payload or watched.missing)):
                         continue
-                    snapshot = await asyncio.to_thread(snapshot_closing_connections, game_id)
+                    snapshot = await self._in_thread(snapshot_closing_connections, game_id)
                     watched.version = version
-                    if snapshot is not None:
+                    if snapshot is None:
+                        watched.missing = True
+                        watched.wake()
+                    else:
+                        watched.missing = False
                         watched.publish(snapshot)
             except Exception:  # a cache or database hiccup: keep the streams, try again next tick
                 logger.exception("live watcher")
@@ -268,9 +280,22 @@ class VersionWatcher:
                 del self.games[game_id]
             await asyncio.sleep(self.tick)
 
-    async def stream(self, game_id: int, *, progress: bool = False, heartbeat: float = HEARTBEAT_SECONDS):
-        """Server-sent events for one listener: the current state at once, then every change."""
+    async def open(self, game_id: int, timeout: float = FIRST_SNAPSHOT_SECONDS) -> _Watched | None:
+        """A new listener of the game, once its first snapshot is ready; None when there is no such game."""
         watched = self._watch(game_id)
+        try:
+            while watched.payload is None and not watched.missing:
+                await asyncio.wait_for(watched.changed.wait(), timeout)
+        except BaseException:
+            watched.listeners -= 1
+            raise
+        if watched.payload is None:
+            watched.listeners -= 1
+            return None
+        return watched
+
+    async def stream(self, watched: _Watched, *, progress: bool = False, heartbeat: float = HEARTBEAT_SECONDS):
+        """Server-sent events for a listener from open(): the current state at once, then every change."""
         seen = None
         try:
             yield "retry: 1000\n\n"

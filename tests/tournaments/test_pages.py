@@ -227,6 +227,8 @@ def test_version_watcher_wakes_every_stream_once_per_change(monkeypatch):
         return {game_id: state["version"] for game_id in ids}
 
     def snapshot(game_id):
+        if game_id == 404:
+            return None
         state["builds"] += 1
         return {"version": state["version"], "round": state["version"], "round_status": "open"}
 
@@ -235,7 +237,9 @@ def test_version_watcher_wakes_every_stream_once_per_change(monkeypatch):
 
     async def scenario():
         watcher = live.VersionWatcher(tick=0.01)
-        streams = [watcher.stream(5) for _ in range(50)]
+        assert await watcher.open(404) is None  # no such game
+        listeners = await asyncio.gather(*(watcher.open(5) for _ in range(50)))
+        streams = [watcher.stream(listener) for listener in listeners]
         for stream in streams:
             assert (await stream.__anext__()).startswith("retry:")
         first = await asyncio.gather(*(stream.__anext__() for stream in streams))

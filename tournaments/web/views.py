@@ -230,16 +230,20 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
 @require_GET
 async def game_events(request: HttpRequest, game_id: int) -> StreamingHttpResponse:
     """Server-sent events: the snapshot at once, then at every change (``?progress=1``: slip counts too)."""
-    # Not the async ORM: under ASGI it would open a database connection per stream and keep it for the
-    # stream's life. The snapshot usually comes from the cache; the thread closes any connection it used.
-    asgi = isinstance(request, ASGIRequest)
-    if not (asgi and live.watcher().knows(game_id)):
+    progress = bool(request.GET.get("progress"))
+    if isinstance(request, ASGIRequest):
+        # The process's watcher builds the snapshot once for every listener of the game. (Not the async
+        # ORM here: under ASGI it would hold a database connection for the whole life of each stream.)
+        try:
+            watched = await live.watcher().open(game_id)
+        except TimeoutError:
+            return HttpResponse(status=503, headers={"Retry-After": "2"})
+        if watched is None:
+            raise Http404
+        events = live.watcher().stream(watched, progress=progress)
+    else:
         if await asyncio.to_thread(live.snapshot_closing_connections, game_id) is None:
             raise Http404
-    progress = bool(request.GET.get("progress"))
-    if asgi:
-        events = live.watcher().stream(game_id, progress=progress)
-    else:
         events = live.sync_stream(game_id, progress=progress)
     response = StreamingHttpResponse(events, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache, no-store"
