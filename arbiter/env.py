@@ -145,7 +145,7 @@ def broker_from_env(name: str, data_dir: Path, environ=os.environ) -> Broker:
     if url.scheme not in ("redis", "rediss") or not url.hostname:
         raise SettingError(name, raw, "a redis://host:port/db URL")
     try:
-        url.port
+        _ = url.port
     except ValueError:
         raise SettingError(name, raw, "a numeric port") from None
     return Broker(url=raw, transport_options={"visibility_timeout": 3600}, redis_url=raw)

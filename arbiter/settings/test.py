@@ -10,7 +10,7 @@ os.environ.setdefault("DEBUG", "1")
 
 from arbiter import env  # noqa: E402
 from arbiter.settings.base import *  # noqa: E402,F401,F403
-from arbiter.settings.base import DATABASES, BROKER  # noqa: E402
+from arbiter.settings.base import BROKER, DATABASES  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 REQUIRE_SERVICES = env.get_bool("REQUIRE_SERVICES", default=False)

@@ -1,5 +1,4 @@
 import hashlib
-import time
 
 import pytest
 
@@ -68,16 +67,19 @@ def test_twl06(twl06):
     assert "QIS" in twl06 and "ZZZS" not in twl06
 
 
-def test_cached_load_is_fast(twl06, monkeypatch):
+def test_a_second_process_loads_the_cached_graph_without_compiling(twl06, monkeypatch):
     import engine.lexicon as module
 
     monkeypatch.setattr(module, "_loaded", {})
-    # CPU time: the machine may be busy with other work, which wall time would count.
-    started = time.process_time()
-    again = load_lexicon("TWL06")
-    assert again.sha256 == twl06.sha256
-    assert time.process_time() - started < 1.0
 
+    def refuse(words):
+        raise AssertionError("the compiled graph should have come from the cache")
+
+    monkeypatch.setattr(module, "compile_lexicon", refuse)
+    again = load_lexicon("TWL06")
+    assert again is not twl06
+    assert again.sha256 == twl06.sha256
+    assert len(again) == len(twl06) and "QIS" in again
 
 def test_has_anagram_with_and_without_blanks(tiny):
     lexicon = tiny("TEA", "STAR", "ZOO")
