@@ -10,7 +10,7 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, TableStyle
+from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
 
 from .data import Header
 from .typefaces import MONO, SANS, SANS_BOLD, fit, register_fonts
@@ -157,10 +157,6 @@ def grid_style(header_rows: int = 1, numeric_from: int | None = None, numeric_to
     if numeric_from is not None:
         commands.append(("ALIGN", (numeric_from, 0), (numeric_to, -1), "RIGHT"))
     return commands
-
-
-def table_style(commands: list) -> TableStyle:
-    return TableStyle(commands)
 
 
 def pdf_bytes(build) -> bytes:
