@@ -287,3 +287,40 @@ def test_a_thousand_polls_after_a_change_build_the_snapshot_once(monkeypatch):
     version["now"] += 1
     assert live.game_snapshot(game_id)["version"] == first + 1 and len(builds) == 2
     cache.delete_many([live._snapshot_key(game_id, first), live._snapshot_key(game_id, first + 1)])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_event_stream_under_asgi_pushes_a_new_rack(make_game):
+    """The ASGI path (uvicorn in production): the watcher's stream, woken by a real change."""
+    from django.test import AsyncClient
+
+    game = make_game()
+
+    def draw():
+        from django.db import connections
+
+        try:
+            round_draw(game=game, rack=RACK)
+        finally:
+            connections.close_all()
+
+    async def scenario():
+        client = AsyncClient()
+        missing = await client.get(reverse("game-events", args=[999999]))
+        answer = await client.get(reverse("game-events", args=[game.pk]))
+        assert answer.status_code == 200 and answer["Content-Type"].startswith("text/event-stream")
+        chunks = answer.streaming_content.__aiter__()
+        first = [await chunks.__anext__(), await chunks.__anext__()]
+        await asyncio.to_thread(draw)
+        second = await asyncio.wait_for(chunks.__anext__(), 5)
+        await chunks.aclose()
+        return missing.status_code, first, second
+
+    missing, first, second = asyncio.run(scenario())
+    assert missing == 404
+    (before,) = _sse_events(first)
+    (after,) = _sse_events([second])
+    assert before["round"] is None
+    assert after["round"] == 1 and after["round_status"] == "drawn"
+    assert sorted(after["game"]["rack"]) == sorted(RACK)
+    assert after["server_ms"] >= before["server_ms"]
