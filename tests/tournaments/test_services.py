@@ -444,3 +444,17 @@ def test_rows_numbers_labelling_for_tops_master_and_slips(make_game, make_player
     services.round_choose_master(round=rnd, word="MELANIC", ref=other["ref"])
     rnd.refresh_from_db()
     assert rnd.master["ref"] == other["ref"]
+
+
+def test_the_demo_has_a_game_ready_to_play_and_is_created_once():
+    from tournaments.demo import DEMO_PLAYERS, DEMO_USERNAME, create_demo
+
+    lines = create_demo()
+    game = Game.objects.get()
+    assert game.status == Game.Status.READY and game.tournament.created_by.username == DEMO_USERNAME
+    assert sorted(p.name for p in services.game_players(game)) == sorted(name for name, _ in DEMO_PLAYERS)
+    assert any(game.join_code in line for line in lines)
+    create_demo()
+    assert Game.objects.count() == 1 and Player.objects.count() == len(DEMO_PLAYERS)
+    rnd = services.round_start(round=services.round_draw(game=game))
+    assert rnd.status == Round.Status.OPEN
