@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
-from tournaments.models import Game, Lexicon, LogEntry, Player, Round, Slip, Tournament
+from tournaments.models import Game, Lexicon, LogEntry, Player, Result, Round, Slip, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -466,16 +466,36 @@ def test_a_refused_paper_slip_says_why_and_which_field(console, seated, fields, 
     assert not Slip.objects.exists()
 
 
-def test_paper_slips_are_refused_before_the_start_and_after_the_close(console, seated):
+def test_paper_slips_are_refused_before_the_start(console, seated):
     game, _, _ = seated
-    round = services.round_draw(game=game, rack=FIRST_RACK)
+    services.round_draw(game=game, rack=FIRST_RACK)
     early = enter(console, game, table=1, word="RETAINS")
     assert early.status_code == 409 and early.json()["error"]["code"] == "round_not_open"
-    services.round_start(round=round)
-    services.round_close(round=round)
-    late = enter(console, game, table=1, word="RETAINS")
-    assert late.status_code == 409 and late.json()["error"]["code"] == "round_closed"
     assert not Slip.objects.exists()
+
+
+def test_a_paper_slip_typed_after_the_close_is_judged_at_once_and_logged(console, seated):
+    game, ada, ben = seated
+    round = open_round(game)
+    top = first_top(round)
+    services.slip_submit(round=round, player=ben, word=top["word"], ref=top["ref"], score=top["score"], key="b")
+    services.round_close(round=round)
+    assert Result.objects.get(round=round, player=ada).reason == "no_slip"
+
+    page = console.get(reverse("console-slips", args=[game.pk])).content.decode()
+    assert 'id="slip-form"' in page and "judged at once and logged" in page
+
+    answer = enter(console, game, table=1, word=top["word"], ref=top["ref"], score=top["score"])
+    assert answer.status_code == 201
+    result = Result.objects.get(round=round, player=ada)
+    assert (result.paid, result.outcome, result.corrected) == (top["score"], "ok", True)
+    entry = LogEntry.objects.get(round=round, action="slip_add")
+    assert entry.actor == console.user and "after the close" in entry.reason
+
+    # A player who already has a slip is corrected from the results, not entered again.
+    again = enter(console, game, table=2, word="RETAINS")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "slip_exists"
+    assert Slip.objects.filter(round=round).count() == 2
 
 
 def test_a_slip_for_a_round_no_longer_shown_is_refused(console, seated):

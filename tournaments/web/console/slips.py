@@ -21,6 +21,8 @@ from .access import report_error, report_form_errors, staff_required
 from .game import game_breadcrumbs
 from .texts import canonical_ref, error_text, round_status_text
 
+PAPER_AFTER_CLOSE = "paper slip handed in before the end call, entered after the close"
+
 
 @staff_required
 def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
@@ -33,7 +35,8 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "game": game,
         "round": round,
         "round_status_text": round_status_text(round.status if round else None),
-        "accepting": round is not None and round.status == Round.Status.OPEN,
+        "accepting": round is not None and round.status in (Round.Status.OPEN, Round.Status.CLOSED),
+        "after_close": round is not None and round.status == Round.Status.CLOSED,
         "progress": progress,
         "form": SlipEntryForm(),
         "slip_texts": {
@@ -98,10 +101,17 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
             raise ServiceError("shared_table", _("Several players sit at table %(table)s: correct the tables.")
                                % {"table": data["table"]}, status=409, fields={"table": ["shared"]})
         player = players[0]
-        slip, created = services.slip_submit(
-            round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
-            key=data["key"] or f"console:{uuid.uuid4()}", entered_by=request.user,
-        )
+        if round.status == Round.Status.CLOSED:
+            # A paper slip handed in before the end call but typed after the close: judged at once, logged.
+            slip, created = services.slip_add(
+                round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
+                reason=PAPER_AFTER_CLOSE, actor=request.user,
+            ), True
+        else:
+            slip, created = services.slip_submit(
+                round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
+                key=data["key"] or f"console:{uuid.uuid4()}", entered_by=request.user,
+            )
     except ServiceError as error:
         fields = {("table" if name == "player" else name): value for name, value in (error.fields or {}).items()}
         if as_json:
