@@ -92,6 +92,13 @@ def _snapshot_key(game_id: int, version: int) -> str:
     return live_key(game_id, "snapshot", version)
 
 
+def _player_key(game_id: int, version: int, player_id: int) -> str:
+    return live_key(game_id, "player", version, player_id)
+
+
+PLAYERS = "_players"  # the per-player rows build_snapshot hands to game_snapshot, not part of the snapshot
+
+
 def build_snapshot(game_id: int) -> dict | None:
     """The public state of a game: what any page may show (no slips of other players before the close)."""
     from tournaments import selectors
@@ -112,11 +119,19 @@ def build_snapshot(game_id: int) -> dict | None:
     if current is not None and current.status == Round.Status.OPEN:
         counts = selectors.round_progress(round=current)
         progress = {"round": current.number, "received": counts["received"], "players": counts["players"]}
-    standings = [
+    rows = [
         {key: row.get(key) for key in ("rank", "player", "name", "table", "total", "diff", "percent")}
-        for row in selectors.game_standings(game=game)[:STANDINGS_SHOWN]
+        for row in selectors.game_standings(game=game)
     ]
+    # Each player's own line and last result, kept apart: a phone fetches its own few hundred bytes rather
+    # than every player's rows (a thousand phones at the close).
+    players = {row["player"]: {"standing": row, "result": None} for row in rows}
+    if last_closed is not None:
+        for result in detail.get("results") or []:
+            players.setdefault(result["player"], {"standing": None, "result": None})
+            players[result["player"]]["result"] = {"round": last_closed.number, **result}
     return {
+        PLAYERS: players,
         "game_id": game.pk,
         "status": public.get("status", game.status),
         "round": current.number if current is not None else None,
@@ -125,7 +140,7 @@ def build_snapshot(game_id: int) -> dict | None:
         "game": public,
         "last": last,
         "progress": progress,
-        "standings": standings,
+        "standings": rows[:STANDINGS_SHOWN],
     }
 
 
@@ -151,11 +166,25 @@ def game_snapshot(game_id: int) -> dict | None:
         snapshot = build_snapshot(game_id)
         if snapshot is None:
             return None
+        players = snapshot.pop(PLAYERS, {})
         snapshot["version"] = version
+        cache.set_many({_player_key(game_id, version, pid): row for pid, row in players.items()},
+                       timeout=SNAPSHOT_TIMEOUT)
         cache.set(key, snapshot, timeout=SNAPSHOT_TIMEOUT)
     finally:
         cache.delete(lock)
     return snapshot
+
+
+def player_view(game_id: int, player_id: int) -> dict | None:
+    """A player's own standing and last result at the game's current version (None: no such game)."""
+    snapshot = game_snapshot(game_id)
+    if snapshot is None:
+        return None
+    row = cache.get(_player_key(game_id, snapshot["version"], player_id))
+    if row is None:  # a player who joined since, or a row evicted from the cache
+        row = {"standing": None, "result": None}
+    return {"version": snapshot["version"], "last_round": (snapshot.get("last") or {}).get("number"), **row}
 
 
 def without_progress(snapshot: dict) -> dict:

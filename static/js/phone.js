@@ -417,68 +417,81 @@ function setupPlay() {
     el.append(wordNode(play.word), ` ${play.ref} · ${fmt(T.points, { n: play.score })}`);
   }
 
-  async function showResults(number) {
-    if (!me || !number) return;
-    try {
-      const detail = await api(`/api/games/${gameId}/rounds/${number}`);
-      if (detail.status !== "closed") return;
-      resultsShown = number;
-      $("results-title").textContent = fmt(T.round_n, { n: number });
-      const count = (detail.tops || []).length;
-      $("result-top").textContent = detail.top_score === null || detail.top_score === undefined ? T.no_play
-        : count > 1 ? fmt(T.tied, { n: detail.top_score, count }) : fmt(T.top_score, { n: detail.top_score });
-      showPlay($("result-master"), detail.master);
-      const mine = (detail.results || []).find((row) => row.player === me.player);
-      const box = $("result-mine");
-      box.textContent = "";
-      if (mine) {
-        const outcome = config.outcomes[mine.outcome] || mine.outcome;
-        const reason = config.reasons[mine.reason] || mine.message || mine.reason;
-        const head = document.createElement("strong");
-        head.textContent = `${fmt(T.paid, { n: mine.paid })} — ${outcome}`;
-        head.className = mine.outcome === "ok" ? "status-ok" : mine.outcome === "warning" ? "status-warn" : "status-bad";
-        box.append(head, document.createElement("br"));
-        if (mine.word) {
-          box.append(wordNode(mine.word), ` ${mine.ref || ""} · ${mine.claimed === null || mine.claimed === undefined ? T.no_score : fmt(T.claimed, { n: mine.claimed })}`);
-          box.append(document.createElement("br"));
+  // After a close a thousand phones ask at once: spread them over a second and a half, and ask only for
+  // this player's own line (the top, the master and the top of the standings come with the live state).
+  let mineTimer = null;
+  let lastMine = null;
+  function loadMine(delay) {
+    clearTimeout(mineTimer);
+    mineTimer = setTimeout(async () => {
+      if (!me) return;
+      try {
+        const res = await fetch(`/games/${gameId}/mine`, {
+          headers: { Accept: "application/json", Authorization: `Bearer ${me.token}` },
+          cache: "no-store",
+        });
+        if (res.status === 401) {
+          $("need-join").hidden = false;
+          return;
         }
-        const why = document.createElement("span");
-        why.className = "reason";
-        why.dataset.reason = mine.reason;
-        why.textContent = reason;
-        box.append(why);
+        if (!res.ok) return;
+        lastMine = await res.json();
+        showResults(info.last, lastMine.result);
+        showStandings(info.standings || [], lastMine.standing);
+      } catch (err) {
+        // Offline: the next change asks again.
       }
-      $("results").hidden = info.round_status === "drawn" || info.round_status === "open";
-    } catch (err) {
-      // Shown at the next change.
-    }
-    showStandings();
+    }, delay);
   }
 
-  async function showStandings() {
-    try {
-      const res = await fetch(`/api/games/${gameId}/standings`, { headers: { Accept: "application/json" }, cache: "no-store" });
-      if (!res.ok) return;
-      const rows = await res.json();
-      const body = $("standings-body");
-      body.textContent = "";
-      const shown = rows.filter((row, i) => i < 10 || (me && row.player === me.player));
-      for (const row of shown) {
-        const tr = document.createElement("tr");
-        if (me && row.player === me.player) tr.className = "me";
-        const cells = [row.rank, row.name, row.total, row.diff ? `-${Math.abs(row.diff)}` : "0"];
-        cells.forEach((value, i) => {
-          const td = document.createElement("td");
-          td.textContent = value;
-          if (i !== 1) td.className = "num";
-          tr.appendChild(td);
-        });
-        body.appendChild(tr);
+  function showResults(last, mine) {
+    if (!last) return;
+    resultsShown = last.number;
+    $("results-title").textContent = fmt(T.round_n, { n: last.number });
+    const count = (last.tops || []).length;
+    $("result-top").textContent = last.top_score === null || last.top_score === undefined ? T.no_play
+      : count > 1 ? fmt(T.tied, { n: last.top_score, count }) : fmt(T.top_score, { n: last.top_score });
+    showPlay($("result-master"), last.master);
+    const box = $("result-mine");
+    box.textContent = "";
+    if (mine && mine.round === last.number) {
+      const outcome = config.outcomes[mine.outcome] || mine.outcome;
+      const reason = config.reasons[mine.reason] || mine.message || mine.reason;
+      const head = document.createElement("strong");
+      head.textContent = `${fmt(T.paid, { n: mine.paid })} — ${outcome}`;
+      head.className = mine.outcome === "ok" ? "status-ok" : mine.outcome === "warning" ? "status-warn" : "status-bad";
+      box.append(head, document.createElement("br"));
+      if (mine.word) {
+        const claimed = mine.claimed === null || mine.claimed === undefined ? T.no_score : fmt(T.claimed, { n: mine.claimed });
+        box.append(wordNode(mine.word), ` ${mine.ref || ""} · ${claimed}`, document.createElement("br"));
       }
-      $("standings").hidden = rows.length === 0;
-    } catch (err) {
-      // Offline: the next change brings them.
+      const why = document.createElement("span");
+      why.className = "reason";
+      why.dataset.reason = mine.reason;
+      why.textContent = reason;
+      box.append(why);
     }
+    $("results").hidden = info.round_status === "drawn" || info.round_status === "open";
+  }
+
+  function showStandings(rows, mine) {
+    const body = $("standings-body");
+    body.textContent = "";
+    const shown = rows.slice();
+    if (mine && !shown.some((row) => row.player === mine.player)) shown.push(mine);
+    for (const row of shown) {
+      const tr = document.createElement("tr");
+      if (me && row.player === me.player) tr.className = "me";
+      const cells = [row.rank, row.name, row.total, row.diff ? `-${Math.abs(row.diff)}` : "0"];
+      cells.forEach((value, i) => {
+        const td = document.createElement("td");
+        td.textContent = value;
+        if (i !== 1) td.className = "num";
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    }
+    $("standings").hidden = shown.length === 0;
   }
 
   // -- following the game
@@ -507,10 +520,14 @@ function setupPlay() {
     const inPlay = next.round_status === "drawn" || next.round_status === "open";
     if (resultsShown) $("results").hidden = inPlay;
     if (!inPlay) picker.set(null);
-    const lastClosed = next.last && next.last.number;
-    if (lastClosed && lastClosed !== resultsShown) showResults(lastClosed);
-    else if (!lastClosed) showStandings();
+    // The top, the master and the standings change only with a close, a new master or a correction.
+    showResults(next.last, lastMine && lastMine.result);
+    showStandings(next.standings || [], lastMine && lastMine.standing);
+    const scores = JSON.stringify([next.last, next.standings]);
+    if (next.last && me && scores !== lastScores) loadMine(lastScores === null ? 0 : Math.random() * 1500);
+    lastScores = scores;
   }
+  let lastScores = null;
 
   function start() {
     onChange(info);

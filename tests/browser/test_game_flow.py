@@ -189,6 +189,7 @@ def test_round_on_two_phones_closes_by_the_clock(
     round_ = Round.objects.get(game=game, number=1)
     for page in (alice, bruno):
         page.wait_for_selector("#results:not([hidden])", timeout=(ROUND_SECONDS + 10) * 1000)
+        page.wait_for_selector("#result-mine .reason", timeout=3000)
     round_.refresh_from_db()
     assert round_.status == Round.Status.CLOSED
     assert round_.closed_at >= round_.deadline

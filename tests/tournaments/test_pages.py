@@ -324,3 +324,29 @@ def test_event_stream_under_asgi_pushes_a_new_rack(make_game):
     assert after["round"] == 1 and after["round_status"] == "drawn"
     assert sorted(after["game"]["rack"]) == sorted(RACK)
     assert after["server_ms"] >= before["server_ms"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_phone_gets_its_own_line_and_result_only_with_its_token(client, make_game, make_player):
+    game = make_game()
+    alice, alice_token = make_player(game, name="Alice")
+    bruno, _ = make_player(game, name="Bruno")
+    _, stranger_token = make_player(make_game(), name="Stranger")
+    url = reverse("game-mine", args=[game.pk])
+    assert client.get(url).status_code == 401
+    assert client.get(url, headers={"Authorization": f"Bearer {stranger_token}"}).status_code == 401
+    assert client.get(url, headers={"Authorization": f"Token {alice_token}"}).status_code == 401
+
+    before = client.get(url, headers={"Authorization": f"Bearer {alice_token}"}).json()
+    assert before["player"] == alice.pk and before["result"] is None and before["last_round"] is None
+    assert before["standing"]["name"] == "Alice"
+
+    round_ = _played_round(game, alice, word="RAINES", ref="H4", score=16)
+    after = client.get(url, headers={"Authorization": f"Bearer {alice_token}"}).json()
+    assert after["last_round"] == 1 and after["version"] > before["version"]
+    result = after["result"]
+    assert result["round"] == 1 and result["player"] == alice.pk and result["word"] == "RAINES"
+    stored = round_.results.get(player=alice)
+    assert (result["paid"], result["outcome"], result["reason"]) == (stored.paid, stored.outcome, stored.reason)
+    assert after["standing"]["total"] == stored.paid
+    assert "Bruno" not in json.dumps(after)  # nobody else's rows

@@ -10,4 +10,5 @@ urlpatterns = [
     path("games/<int:game_id>/projector", views.projector_page, name="projector"),
     path("games/<int:game_id>/live", views.game_live, name="game-live"),
     path("games/<int:game_id>/events", views.game_events, name="game-events"),
+    path("games/<int:game_id>/mine", views.player_feed, name="game-mine"),
 ]

@@ -227,6 +227,26 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
     return JsonResponse({**stamp, **snapshot})
 
 
+@never_cache
+@require_GET
+def player_feed(request: HttpRequest, game_id: int) -> JsonResponse:
+    """The player's own line of the standings and last result (``Authorization: Bearer <player token>``).
+
+    What a phone asks after each close: a few hundred bytes from the cache, where the API's round detail
+    and standings carry every player's rows."""
+    from tournaments.selectors import player_for_token
+
+    scheme, __, token = request.headers.get("Authorization", "").partition(" ")
+    player = player_for_token(game_id=game_id, token=token.strip()) if scheme.lower() == "bearer" else None
+    if player is None:
+        error = {"code": "not_authenticated", "message": _("A player token of this game is needed."), "fields": {}}
+        return JsonResponse({"error": error}, status=401)
+    view = live.player_view(game_id, player.pk)
+    if view is None:
+        raise Http404
+    return JsonResponse({"player": player.pk, "name": player.name, "table": player.table, **view})
+
+
 @require_GET
 async def game_events(request: HttpRequest, game_id: int) -> StreamingHttpResponse:
     """Server-sent events: the snapshot at once, then at every change (``?progress=1``: slip counts too)."""
