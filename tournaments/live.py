@@ -8,6 +8,7 @@ version and reloads reads the new state.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
@@ -92,8 +93,8 @@ def _snapshot_key(game_id: int, version: int) -> str:
     return live_key(game_id, "snapshot", version)
 
 
-def _player_key(game_id: int, version: int, player_id: int) -> str:
-    return live_key(game_id, "player", version, player_id)
+def _player_key(game_id: int, digest: str | None, player_id) -> str:
+    return live_key(game_id, "player", digest, player_id)
 
 
 PLAYERS = "_players"  # the per-player rows build_snapshot hands to game_snapshot, not part of the snapshot
@@ -168,8 +169,13 @@ def game_snapshot(game_id: int) -> dict | None:
             return None
         players = snapshot.pop(PLAYERS, {})
         snapshot["version"] = version
-        cache.set_many({_player_key(game_id, version, pid): row for pid, row in players.items()},
-                       timeout=SNAPSHOT_TIMEOUT)
+        # The players' rows change only with a close, a master or a correction, not with each slip: they
+        # are stored under a digest of their content, written once per content.
+        digest = hashlib.sha256(_snapshot_json({str(k): v for k, v in players.items()}).encode()).hexdigest()[:20]
+        snapshot["players_digest"] = digest
+        if cache.add(_player_key(game_id, digest, "written"), 1, timeout=SNAPSHOT_TIMEOUT):
+            cache.set_many({_player_key(game_id, digest, pid): row for pid, row in players.items()},
+                           timeout=SNAPSHOT_TIMEOUT)
         cache.set(key, snapshot, timeout=SNAPSHOT_TIMEOUT)
     finally:
         cache.delete(lock)
@@ -181,7 +187,7 @@ def player_view(game_id: int, player_id: int) -> dict | None:
     snapshot = game_snapshot(game_id)
     if snapshot is None:
         return None
-    row = cache.get(_player_key(game_id, snapshot["version"], player_id))
+    row = cache.get(_player_key(game_id, snapshot.get("players_digest"), player_id))
     if row is None:  # a player who joined since, or a row evicted from the cache
         row = {"standing": None, "result": None}
     return {"version": snapshot["version"], "last_round": (snapshot.get("last") or {}).get("number"), **row}

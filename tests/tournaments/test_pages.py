@@ -283,7 +283,9 @@ def test_a_thousand_polls_after_a_change_build_the_snapshot_once(monkeypatch):
         thread.join(10)
     first = version["now"]
     assert len(builds) == 1
-    assert len(results) == 30 and all(r == {"game_id": game_id, "round": 1, "version": first} for r in results)
+    assert len(results) == 30
+    assert all({k: r[k] for k in ("game_id", "round", "version")} == {"game_id": game_id, "round": 1, "version": first}
+               for r in results)
     version["now"] += 1
     assert live.game_snapshot(game_id)["version"] == first + 1 and len(builds) == 2
     cache.delete_many([live._snapshot_key(game_id, first), live._snapshot_key(game_id, first + 1)])
