@@ -126,6 +126,7 @@ class StreamClient:
         self.port, self.game_id = port, game_id
         self.opened = self.first_event = None
         self.seen: dict[tuple, float] = {}
+        self.events = 0
         self.error: str | None = None
 
     async def run(self, ready: asyncio.Event, stop: asyncio.Event):
@@ -156,6 +157,7 @@ class StreamClient:
                     event, buffer = buffer.split(b"\n\n", 1)
                     match = STATUS.search(event)
                     if match:
+                        self.events += 1
                         now = time.time()
                         key = (match.group(1).decode(), match.group(2).decode())
                         self.seen.setdefault(key, now)
@@ -179,7 +181,32 @@ class StreamClient:
         return data[:-2]
 
 
-async def bench_streams(port: int, game, clients: int, changes: int, server) -> None:
+def hand_in_slips(round_, players) -> tuple[int, float]:
+    from tournaments.services import slip_submit
+
+    started = time.monotonic()
+    for i, player in enumerate(players):
+        slip_submit(round=round_, player=player, word="AE" if i % 2 else "EA", ref="H8", score=2, key=f"bench-{i}")
+    return len(players), time.monotonic() - started
+
+
+def register_players(game, count: int) -> list:
+    from tournaments.services import player_register
+
+    return [player_register(game=game, name=f"Player {i + 1}", table=i + 1)[0] for i in range(count)]
+
+
+def snapshot_cost(game_id: int) -> float:
+    from tournaments.live import build_snapshot
+
+    build_snapshot(game_id)
+    started = time.perf_counter()
+    for _ in range(3):
+        build_snapshot(game_id)
+    return (time.perf_counter() - started) / 3
+
+
+async def bench_streams(port: int, game, clients: int, changes: int, server, players: list) -> None:
     from tournaments.models import Round
     from tournaments.services import round_close, round_draw, round_start
 
@@ -199,6 +226,7 @@ async def bench_streams(port: int, game, clients: int, changes: int, server) -> 
         print(f"  errors: {len(errors)} (first: {errors[0]})")
 
     made = []
+    storms = []
 
     def change(step: int):
         round_ = Round.objects.filter(game=game).order_by("-number").first()
@@ -209,13 +237,16 @@ async def bench_streams(port: int, game, clients: int, changes: int, server) -> 
         else:
             round_close(round=round_)
             round_.refresh_from_db()
-        return (str(round_.number), round_.status), time.time()
+        return round_, (str(round_.number), round_.status), time.time()
 
-    # The first close computes the tops in this process (the word list loads once): not part of the delay.
     for step in range(changes):
         await asyncio.sleep(1.5)
-        key, at = await asyncio.to_thread(change, step)
+        round_, key, at = await asyncio.to_thread(change, step)
         made.append((key, at))
+        if round_.status == Round.Status.OPEN and players:
+            # Every player hands in a slip: each one changes the game's version (the arbitrator's slip
+            # count), none changes what a phone shows.
+            storms.append(await asyncio.to_thread(hand_in_slips, round_, players))
     await asyncio.sleep(2.0)
     delays, missed = [], 0
     for key, at in made:
@@ -226,6 +257,11 @@ async def bench_streams(port: int, game, clients: int, changes: int, server) -> 
                 delays.append(phone.seen[key] - at)
             else:
                 missed += 1
+    for count, seconds in storms:
+        print(f"slips handed in while the phones listened: {count} in {seconds:.1f} s ({count / seconds:.0f}/s)")
+    events = [p.events for p in phones if not p.error]
+    print(f"  events per phone: median {statistics.median(events):.0f}, max {max(events)} "
+          f"(1 on opening + {len(made)} changes; slip counts are not sent to phones)")
     print(f"changes: {len(made)} ({', '.join(f'round {k[0]} {k[1]}' for k, _ in made)})")
     print(f"  commit to phone: median {ms(statistics.median(delays))}, p99 {ms(percentile(delays, 0.99))}, "
           f"max {ms(max(delays))}; {len(delays)} deliveries, {missed} missed")
@@ -307,6 +343,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--changes", type=int, default=6)
+    parser.add_argument("--players", type=int, default=None, help="players registered (default: --clients)")
     parser.add_argument("--poll-seconds", type=float, default=10.0)
     parser.add_argument("--skip-polling", action="store_true")
     parser.add_argument("--skip-streams", action="store_true")
@@ -328,6 +365,12 @@ def main() -> None:
         raise SystemExit("set REDIS_URL: the server's workers share game versions through Redis")
     tournament = tournament_create(name=f"Bench {time.strftime('%H:%M:%S')}", round_seconds=600)
     game = game_create(tournament=tournament, seed=1)
+    players_wanted = args.clients if args.players is None else args.players
+    if not 0 <= players_wanted <= MAX_CLIENTS:
+        raise SystemExit(f"--players must be 0..{MAX_CLIENTS}")
+    started = time.monotonic()
+    players = register_players(game, players_wanted)
+    print(f"{len(players)} players registered in {time.monotonic() - started:.1f} s")
     SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
     port = free_port()
     server = start_server(port, args.workers)
@@ -336,7 +379,9 @@ def main() -> None:
           f"{os.cpu_count()} CPUs shared by the server and the clients; load average {os.getloadavg()[0]:.1f}")
     try:
         if not args.skip_streams:
-            asyncio.run(asyncio.wait_for(bench_streams(port, game, args.clients, args.changes, server), 300))
+            asyncio.run(asyncio.wait_for(bench_streams(port, game, args.clients, args.changes, server, players), 600))
+            print(f"  one snapshot build with {len(players)} players and "
+                  f"{game.rounds.filter(status='closed').count()} closed rounds: {ms(snapshot_cost(game.pk))}")
             time.sleep(2)
             print(f"  server 2 s after the phones left: {server_footprint(server)}")
         if not args.skip_polling:

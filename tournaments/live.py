@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from django.core.cache import cache
 from django.db import connections, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 logger = logging.getLogger(__name__)
@@ -112,25 +113,11 @@ def build_snapshot(game_id: int) -> dict | None:
     public = {key: state[key] for key in PUBLIC_GAME_FIELDS if key in state}
     current = game.rounds.exclude(status=Round.Status.CANCELLED).order_by("-number").first()
     last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
-    last = None
-    if last_closed is not None:
-        detail = selectors.round_detail(round=last_closed)
-        last = {key: detail.get(key) for key in ("number", "rack", "top_score", "tops", "master")}
     progress = None
     if current is not None and current.status == Round.Status.OPEN:
         counts = selectors.round_progress(round=current)
         progress = {"round": current.number, "received": counts["received"], "players": counts["players"]}
-    rows = [
-        {key: row.get(key) for key in ("rank", "player", "name", "table", "total", "diff", "percent")}
-        for row in selectors.game_standings(game=game)
-    ]
-    # Each player's own line and last result, kept apart: a phone fetches its own few hundred bytes rather
-    # than every player's rows (a thousand phones at the close).
-    players = {row["player"]: {"standing": row, "result": None} for row in rows}
-    if last_closed is not None:
-        for result in detail.get("results") or []:
-            players.setdefault(result["player"], {"standing": None, "result": None})
-            players[result["player"]]["result"] = {"round": last_closed.number, **result}
+    last, rows, players = _scores(game, last_closed)
     return {
         PLAYERS: players,
         "game_id": game.pk,
@@ -143,6 +130,52 @@ def build_snapshot(game_id: int) -> dict | None:
         "progress": progress,
         "standings": rows[:STANDINGS_SHOWN],
     }
+
+
+def _scores_signature(game) -> str:
+    """What the standings and the players' results depend on, read in a few small queries: while slips
+    arrive it does not move, so the standings are not computed again for every slip."""
+    from django.db.models import Count, Max, Sum
+
+    from tournaments.models import LogEntry, Result, Round
+    from tournaments.services import game_players
+
+    players = game_players(game).aggregate(n=Count("id"), last=Max("id"))
+    closed = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number")
+                  .values_list("id", "top_score", "master"))
+    results = Result.objects.filter(round__game=game, round__status=Round.Status.CLOSED).aggregate(
+        n=Count("id"), paid=Sum("paid"), corrected=Count("id", filter=Q(corrected=True)))
+    log = LogEntry.objects.filter(game=game).aggregate(last=Max("id"))
+    parts = [game.status, game.tournament.rule_overrides, players, closed, results, log]
+    return hashlib.sha256(_snapshot_json(parts).encode()).hexdigest()[:24]
+
+
+def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
+    """The last closed round (tops, master), the standings and each player's own rows: from the cache
+    while their signature holds."""
+    from tournaments import selectors
+
+    key = live_key(game.pk, "scores", _scores_signature(game))
+    found = cache.get(key)
+    if found is not None:
+        return found
+    last = None
+    detail = {}
+    if last_closed is not None:
+        detail = selectors.round_detail(round=last_closed)
+        last = {key: detail.get(key) for key in ("number", "rack", "top_score", "tops", "master")}
+    rows = [
+        {k: row.get(k) for k in ("rank", "player", "name", "table", "total", "diff", "percent")}
+        for row in selectors.game_standings(game=game)
+    ]
+    # Each player's own line and last result, kept apart: a phone fetches its own few hundred bytes rather
+    # than every player's rows (a thousand phones at the close).
+    players = {row["player"]: {"standing": row, "result": None} for row in rows}
+    for result in detail.get("results") or []:
+        players.setdefault(result["player"], {"standing": None, "result": None})
+        players[result["player"]]["result"] = {"round": last_closed.number, **result}
+    cache.set(key, (last, rows, players), timeout=SNAPSHOT_TIMEOUT)
+    return last, rows, players
 
 
 def game_snapshot(game_id: int) -> dict | None:
