@@ -146,7 +146,8 @@ def _scores_signature(game) -> str:
     results = Result.objects.filter(round__game=game, round__status=Round.Status.CLOSED).aggregate(
         n=Count("id"), paid=Sum("paid"), corrected=Count("id", filter=Q(corrected=True)))
     log = LogEntry.objects.filter(game=game).aggregate(last=Max("id"))
-    parts = [game.status, game.tournament.rule_overrides, players, closed, results, log]
+    # created_at: a game of the same id in a recreated database (the cache outlived it) is another game.
+    parts = [game.created_at, game.status, game.tournament.rule_overrides, players, closed, results, log]
     return hashlib.sha256(_snapshot_json(parts).encode()).hexdigest()[:24]
 
 
