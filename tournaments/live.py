@@ -82,13 +82,16 @@ SNAPSHOT_BUILD_SECONDS = 5.0
 SNAPSHOT_WAIT_SECONDS = 2.0
 STANDINGS_SHOWN = 10
 # Never the join code: the feed is public and game ids are easy to guess; the code is shown in the hall.
+# Nor the count of players: a thousand arrivals must not wake every phone already waiting (it is under
+# "progress", sent to the projector and the console only).
 PUBLIC_GAME_FIELDS = (
     "id", "status", "round", "round_status", "board", "bag_count", "rack", "kept", "drawn", "rejected",
     "deadline", "coordinates", "labels", "round_seconds", "tileset", "number", "end_reason",
-    "tournament", "tournament_name", "players",
+    "tournament", "tournament_name",
 )
-# Changes that only move the count of slips received are sent to listeners that asked for progress.
-PROGRESS_FIELDS = ("progress",)
+# Changes of these alone (slips received, arrivals, players' own rows) are sent only to the listeners that
+# asked for progress: the phones are not woken by them.
+PROGRESS_FIELDS = ("progress", "players_digest")
 
 
 def _snapshot_key(game_id: int, version: int) -> str:
@@ -114,11 +117,13 @@ def build_snapshot(game_id: int) -> dict | None:
     public = {key: state[key] for key in PUBLIC_GAME_FIELDS if key in state}
     current = game.rounds.exclude(status=Round.Status.CANCELLED).order_by("-number").first()
     last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
-    progress = None
+    progress = {"round": None, "received": None, "players": state.get("players")}
     if current is not None and current.status == Round.Status.OPEN:
         counts = selectors.round_progress(round=current)
         progress = {"round": current.number, "received": counts["received"], "players": counts["players"]}
     last, rows, players = _scores(game, last_closed)
+    if last is None:
+        rows = []  # before the first close the standings are a list of zeros in registration order
     return {
         PLAYERS: players,
         "game_id": game.pk,

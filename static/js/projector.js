@@ -61,7 +61,8 @@ function render(info) {
     document.body.classList.remove("call-30");
   }
   countdown.setDeadline(info.round_status === "open" ? info.deadline : null, idleTime(info));
-  $("progress").textContent = info.progress ? fmt(T.slips, info.progress) : "";
+  const progress = info.progress || {};
+  $("progress").textContent = progress.received !== null && progress.received !== undefined ? fmt(T.slips, progress) : "";
   const last = info.last;
   if (last) {
     $("last-title").textContent = fmt(T.round_n, { n: last.number });

@@ -142,7 +142,13 @@ def test_live_feed_follows_the_round_and_hides_what_the_rules_hide(client, make_
     game = make_game()
     player, _ = make_player(game, name="Alice")
     before = _live(client, game)
-    assert before["round"] is None and before["last"] is None
+    assert before["round"] is None and before["last"] is None and before["standings"] == []
+    make_player(game, name="Late")  # an arrival changes the count for the projector, not the phones' state
+    arrived = _live(client, game)
+    assert arrived["progress"]["players"] == 2
+    unsent = ("server_time", "server_ms")
+    assert ({k: v for k, v in live.without_progress(arrived).items() if k not in unsent}
+            == {k: v for k, v in live.without_progress(before).items() if k not in unsent})
 
     round_ = round_draw(game=game, rack=RACK)
     drawn = _live(client, game)
@@ -154,7 +160,7 @@ def test_live_feed_follows_the_round_and_hides_what_the_rules_hide(client, make_
     slip_submit(round=round_, player=player, word="SIRENAs", ref="H8", score=70, key="k1")
     opened = _live(client, game)
     assert opened["round_status"] == "open" and opened["deadline"]
-    assert opened["progress"] == {"round": 1, "received": 1, "players": 1}
+    assert opened["progress"] == {"round": 1, "received": 1, "players": 2}
     text = json.dumps(opened)
     # During the round: no slip content, no top, no score of anything.
     assert "SIRENA" not in text.upper() and "top_score" not in text and opened["last"] is None
@@ -169,7 +175,7 @@ def test_live_feed_follows_the_round_and_hides_what_the_rules_hide(client, make_
     assert closed["last"]["top_score"] == round_.top_score
     assert closed["last"]["master"]["word"] == round_.master["word"]
     assert closed["standings"][0]["name"] == "Alice"
-    assert closed["progress"] is None
+    assert closed["progress"] == {"round": None, "received": None, "players": 2}
 
 
 def test_live_clock_answer_is_small(client, game):
@@ -204,8 +210,10 @@ def test_sync_stream_sends_a_change_and_skips_slip_counts_unless_asked(monkeypat
         {"version": 3, "round": 1, "round_status": "closed", "progress": None},
     ])
     versions = iter([1, 2, 3] + [3] * 100)
-    monkeypatch.setattr(live, "game_version", lambda game_id: next(versions))
-    monkeypatch.setattr(live, "game_snapshot", lambda game_id: next(snapshots))
+    # Streams of earlier tests may still poll in the background: only game 7 is faked.
+    real_version, real_snapshot = live.game_version, live.game_snapshot
+    monkeypatch.setattr(live, "game_version", lambda gid: next(versions) if gid == 7 else real_version(gid))
+    monkeypatch.setattr(live, "game_snapshot", lambda gid: next(snapshots) if gid == 7 else real_snapshot(gid))
     chunks = list(live.sync_stream(7, duration=0.2, poll=0.01, heartbeat=60))
     assert [e["round_status"] for e in _sse_events(chunks)] == ["open", "closed"]
 
