@@ -153,7 +153,7 @@ def _game_or_404(game_id: int) -> Game:
     return get_object_or_404(Game.objects.select_related("tournament"), pk=game_id)
 
 
-def _page_context(request: HttpRequest, game: Game) -> dict:
+def _page_context(game: Game) -> dict:
     snapshot = live.game_snapshot(game.pk) or {}
     state = snapshot.get("game", {})
     coordinates = game.tournament.coordinates
@@ -191,14 +191,14 @@ def join_page(request: HttpRequest, code: str = "") -> HttpResponse:
 def phone_page(request: HttpRequest, game_id: int) -> HttpResponse:
     """The player's phone: board, rack, countdown, the slip, the receipt and the results."""
     game = _game_or_404(game_id)
-    return render(request, "phone/play.html", _page_context(request, game))
+    return render(request, "phone/play.html", _page_context(game))
 
 
 @require_GET
 def projector_page(request: HttpRequest, game_id: int) -> HttpResponse:
     """The hall's screen: large board, rack, countdown, last top and master, top of the standings."""
     game = _game_or_404(game_id)
-    context = _page_context(request, game)
+    context = _page_context(game)
     join_url = request.build_absolute_uri(reverse("join-code", args=[game.join_code]))
     context["join_url"] = join_url
     context["join_qr"] = segno.make(join_url, error="m").svg_inline(scale=6, omitsize=True)
