@@ -573,6 +573,32 @@ def test_a_correction_without_a_reason_is_refused(console, seated):
     assert not LogEntry.objects.filter(action="slip_correct").exists()
 
 
+def test_a_slip_found_late_is_added_from_the_results_with_a_reason(console, seated):
+    game, ada, ben = seated
+    round = open_round(game)
+    top = first_top(round)
+    services.slip_submit(round=round, player=ada, word=top["word"], ref=top["ref"], score=top["score"], key="a")
+    services.round_close(round=round)
+    url = reverse("console-slip-add", args=[game.pk, round.number, ben.pk])
+    assert url in console.get(reverse("console-round", args=[game.pk, 1])).content.decode()
+
+    answer = console.post(url, {"word": top["word"], "ref": top["ref"], "score": str(top["score"]),
+                                "reason": "slip found under the table"}, follow=True)
+    results = {row["name"]: row for row in answer.context["results"]}
+    assert (results["Ben"]["paid"], results["Ben"]["outcome"], results["Ben"]["corrected"]) == (
+        top["score"], "ok", True)
+    assert "slip found under the table" in answer.content.decode()
+    assert LogEntry.objects.get(round=round, action="slip_add").actor == console.user
+
+    again = console.post(url, {"word": "RETAINS", "reason": "twice"}, follow=True)
+    assert Slip.objects.filter(round=round, player=ben).count() == 1
+    assert messages_of(again)
+    no_reason = console.post(reverse("console-slip-add", args=[game.pk, round.number, ada.pk]),
+                             {"word": "RETAINS"}, follow=True)
+    assert any("Reason" in m for m in messages_of(no_reason))
+    assert Slip.objects.filter(round=round, player=ada).count() == 1
+
+
 def test_correcting_a_replaced_slip_shows_the_services_refusal(console, seated):
     game, ada, ben = seated
     round, top = closed_round_with_slips(game, ada, ben)

@@ -33,4 +33,6 @@ urlpatterns = [
     path("games/<int:game_id>/slips/", slips.slips_page, name="console-slips"),
     path("games/<int:game_id>/slips/enter/", slips.slip_enter, name="console-slip-enter"),
     path("games/<int:game_id>/slips/<int:slip_id>/correct/", slips.slip_correct, name="console-slip-correct"),
+    path("games/<int:game_id>/rounds/<int:number>/players/<int:player_id>/slip/", slips.slip_add,
+         name="console-slip-add"),
 ]

@@ -155,3 +155,30 @@ def slip_correct(request: HttpRequest, game_id: int, slip_id: int) -> HttpRespon
             messages.success(request, _("Slip of %(name)s corrected: %(slip)s.") % {
                 "name": slip.player.name, "slip": slip_text(corrected)})
     return redirect("console-round", game_id=game.pk, number=slip.round.number)
+
+
+@staff_required
+@require_POST
+def slip_add(request: HttpRequest, game_id: int, number: int, player_id: int) -> HttpResponse:
+    """A slip for a player who has none in a closed round (a paper slip found late): judged and logged."""
+    game = queries.game(game_id)
+    round = queries.round_of(game, number)
+    player = queries.player_of(game, player_id)
+    form = CorrectionForm(request.POST)
+    if not form.is_valid() or not form.cleaned_data["word"]:
+        if form.is_valid():
+            form.add_error("word", _("This field is required."))
+        report_form_errors(request, form)
+    else:
+        data = form.cleaned_data
+        try:
+            added = services.slip_add(
+                round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
+                reason=data["reason"], actor=request.user,
+            )
+        except ServiceError as error:
+            report_error(request, error)
+        else:
+            messages.success(request, _("Slip of %(name)s added: %(slip)s.") % {
+                "name": player.name, "slip": slip_text(added)})
+    return redirect("console-round", game_id=game.pk, number=round.number)
