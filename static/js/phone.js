@@ -507,6 +507,8 @@ function setupPlay() {
       $("rack").textContent = "";
     }
     document.querySelector(".rack-box").hidden = !(next.round_status === "drawn" || next.round_status === "open");
+    // Rejected draws are announced with the rack (e.g. -AEIOUU+), never silently dropped.
+    $("rejected").textContent = (game.rejected || []).join("  ");
     $("round-label").textContent = next.round ? fmt(T.round_n, { n: next.round }) : "";
     const phase = next.status === "over" ? T.over : T[next.round_status] || T.waiting;
     $("phase").textContent = phase;
