@@ -14,30 +14,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from engine.layout import CENTRE, SIZE, STANDARD
 from tournaments import live
 from tournaments.models import Game
 
-SIZE = 15
 LETTERS = "ABCDEFGHIJKLMNO"
-# The standard premium layout (W triple word, w double word, L triple letter, l double letter). The engine
-# keeps the same grid in engine.layout, which is not part of its public API.
-PREMIUM_LAYOUT = (
-    "W..l...W...l..W",
-    ".w...L...L...w.",
-    "..w...l.l...w..",
-    "l..w...l...w..l",
-    "....w.....w....",
-    ".L...L...L...L.",
-    "..l...l.l...l..",
-    "W..l...w...l..W",
-    "..l...l.l...l..",
-    ".L...L...L...L.",
-    "....w.....w....",
-    "l..w...l...w..l",
-    "..w...l.l...w..",
-    ".w...L...L...w.",
-    "W..l...W...l..W",
-)
 PREMIUM_CLASS = {"W": "tw", "w": "dw", "L": "tl", "l": "dl", ".": ""}
 
 
@@ -59,8 +40,8 @@ def board_context(rows: list[str] | None, coordinates: str = "rows-letters") -> 
             cells.append({
                 "row": r,
                 "col": c,
-                "premium": PREMIUM_CLASS[PREMIUM_LAYOUT[r][c]],
-                "centre": (r, c) == (SIZE // 2, SIZE // 2),
+                "premium": PREMIUM_CLASS[STANDARD[r][c]],
+                "centre": (r, c) == CENTRE,
                 "letter": "" if ch == "." else ch.upper(),
                 "blank": ch != "." and ch.islower(),
             })
