@@ -196,6 +196,9 @@ class Slip(models.Model):
     ref = models.CharField(max_length=8, blank=True, default="")
     claimed = models.IntegerField(null=True, blank=True)
     key = models.CharField(max_length=100)  # idempotency key chosen by the sender
+    # The order in which the sending device made its slips (compared only between slips of one player and
+    # round): a slip made before the one held never replaces it, however late it arrives. None: no order.
+    seq = models.BigIntegerField(null=True, blank=True)
     received_at = models.DateTimeField()
     entered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

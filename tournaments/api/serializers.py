@@ -134,6 +134,12 @@ class SlipFieldsMixin(serializers.Serializer):
 
 class SlipSubmitSerializer(SlipFieldsMixin):
     key = serializers.CharField(max_length=KEY_MAX, required=False, help_text="Idempotency key of this slip.")
+    seq = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=2**53 - 1, default=None,
+        help_text="The order in which the device made its slips (e.g. its time in milliseconds); compared only "
+        "between slips of the same player and round. A new key with a lower seq than the held slip's is "
+        "refused with 409 stale_slip (error.fields.slip: the slip held). Absent: no order, as before.",
+    )
     player = serializers.IntegerField(
         required=False, min_value=1, help_text="Arbitrator entering a paper slip: the player's id."
     )
@@ -227,6 +233,7 @@ class SlipSerializer(serializers.Serializer):
     ref = serializers.CharField()
     score = serializers.IntegerField(source="claimed", allow_null=True)
     key = serializers.CharField()
+    seq = serializers.IntegerField(allow_null=True, help_text="The device's order of the slip, as sent.")
     received_at = serializers.DateTimeField()
     entered_by = serializers.CharField(source="entered_by.get_username", allow_null=True, default=None)
 
@@ -311,6 +318,7 @@ class MySlipSerializer(serializers.Serializer):
     ref = serializers.CharField()
     score = serializers.IntegerField(allow_null=True)
     key = serializers.CharField()
+    seq = serializers.IntegerField(allow_null=True)
     received_at = serializers.DateTimeField()
 
 

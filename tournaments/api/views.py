@@ -29,6 +29,7 @@ from tournaments.api.permissions import IsArbitrator, IsArbitratorOrPlayer, IsPl
 from tournaments.api.throttles import AuthRateThrottle, JoinRateThrottle, SlipRateThrottle
 from tournaments.errors import Forbidden, NotFound, ServiceError
 from tournaments.models import Game, Player, Round, Slip, Tournament
+from tournaments.services.slips import StaleSlip
 
 ERRORS = {
     400: OpenApiResponse(s.ErrorSerializer, description="Bad input"),
@@ -266,7 +267,7 @@ class GameMeView(ApiView):
                 "round_status": round.status if round else None,
                 "slip": None if slip is None else {
                     "id": slip.pk, "word": slip.word, "ref": slip.ref, "score": slip.claimed,
-                    "key": slip.key, "received_at": iso(slip.received_at),
+                    "key": slip.key, "seq": slip.seq, "received_at": iso(slip.received_at),
                 },
             }
         )
@@ -344,6 +345,7 @@ def slip_body(slip: Slip) -> dict:
         "ref": slip.ref,
         "score": slip.claimed,
         "key": slip.key,
+        "seq": slip.seq,
         "received_at": iso(slip.received_at),
         "entered_by": slip.entered_by.get_username() if slip.entered_by_id else None,
     }
@@ -397,10 +399,15 @@ class SlipsView(ApiView):
             if not data.get("key"):
                 raise ServiceError("invalid", "A slip needs a key.", fields={"key": ["This field is required."]})
             key = data["key"]
-        slip, created = services.slip_submit(
-            round=round, player=player, word=data["word"], ref=ref, score=data.get("score"), key=key,
-            entered_by=entered_by,
-        )
+        try:
+            slip, created = services.slip_submit(
+                round=round, player=player, word=data["word"], ref=ref, score=data.get("score"), key=key,
+                entered_by=entered_by, seq=data.get("seq"),
+            )
+        except StaleSlip as stale:
+            # The page shows what the server holds: the held slip, as a 200/201 would have answered it.
+            stale.fields = {**stale.fields, "slip": slip_body(stale.held)}
+            raise
         return Response(slip_body(slip), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

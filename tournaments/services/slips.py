@@ -19,6 +19,18 @@ from .rounds import judge
 MAX_KEY_LENGTH = 100
 MAX_REF_LENGTH = 8  # the longest way to write a reference with spaces kept: "1 5 H"
 MAX_SCORE = 5000  # far above any real play (the best known is under 2,000)
+MAX_SEQ = 2**53 - 1  # the largest whole number a page's JavaScript holds exactly (time in ms fits)
+
+
+class StaleSlip(Conflict):
+    """A slip made before the one the server holds for the player: refused, the held slip is in ``held``."""
+
+    def __init__(self, held: Slip):
+        shown = " ".join(part for part in (held.word, held.ref, "" if held.claimed is None else str(held.claimed))
+                          if part)
+        message = f"a newer slip is already held ({shown}): this older one does not replace it"
+        super().__init__("stale_slip", message, fields={"seq": [f"older than the held slip's ({held.seq})"]})
+        self.held = held
 
 
 def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
@@ -61,17 +73,24 @@ def _check_player(round: Round, player) -> Player:
 
 def slip_submit(
     *, round: Round, player: Player, word: str, ref: str | None, score: int | None, key: str,
-    now: datetime | None = None, entered_by=None,
+    now: datetime | None = None, entered_by=None, seq: int | None = None,
 ) -> tuple[Slip, bool]:
     """Hand in a slip; return (slip, created). The same key again returns the first slip unchanged; a new
     key replaces the player's earlier slip (kept, linked). Accepted only while the round is open and the
     server's time is not past the stored deadline, whether or not the close has run: else 409 round_closed.
+
+    ``seq`` is the order in which the device made its slips. A new key whose seq is lower than the held
+    slip's was made before it (a request delayed on the network): it is refused with 409 stale_slip
+    (StaleSlip, carrying the held slip) and changes nothing. A slip without seq, or a held slip without
+    one, replaces as above.
     """
     now = now or timezone.now()  # the time received, before any wait for the round's lock
     round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     player = _check_player(round, player)
     if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_LENGTH:
         raise ServiceError("bad_key", f"a slip needs a key of 1 to {MAX_KEY_LENGTH} characters", fields={"key": ["bad"]})
+    if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ):
+        raise ServiceError("bad_seq", f"seq is a whole number from 0 to {MAX_SEQ}", fields={"seq": ["out of range"]})
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round.pk)
@@ -86,10 +105,12 @@ def slip_submit(
         if locked.status != Round.Status.OPEN or locked.deadline is None or now > locked.deadline:
             raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed")
         previous = next((s for s in mine.values() if s.current), None)
+        if previous is not None and seq is not None and previous.seq is not None and seq < previous.seq:
+            raise StaleSlip(previous)
         if previous is not None:
             Slip.objects.filter(pk=previous.pk).update(current=False)
         slip = Slip.objects.create(
-            round=locked, player=player, word=word, ref=ref, claimed=score, key=key, received_at=now,
+            round=locked, player=player, word=word, ref=ref, claimed=score, key=key, seq=seq, received_at=now,
             entered_by=entered_by if getattr(entered_by, "is_authenticated", False) else None,
             replaces=previous,
         )
@@ -136,7 +157,7 @@ def slip_correct(
         Slip.objects.filter(pk=original.pk).update(current=False)
         corrected = Slip.objects.create(
             round=round, player=original.player, word=new_word, ref=new_ref, claimed=new_score,
-            key=f"correction:{uuid.uuid4()}", received_at=original.received_at,
+            key=f"correction:{uuid.uuid4()}", seq=original.seq, received_at=original.received_at,
             entered_by=actor if getattr(actor, "is_authenticated", False) else None, replaces=original,
         )
         before = {"slip": _slip_dict(original)}
