@@ -13,6 +13,7 @@ function idleTime(info) {
 }
 const storeKey = (gameId) => `arbiter.game.${gameId}`;
 const pendingKey = (gameId) => `arbiter.pending.${gameId}`;
+const seqKey = (gameId) => `arbiter.seq.${gameId}`;
 const tournamentKey = (tournamentId) => `arbiter.tournament.${tournamentId}`;
 
 function fmt(template, values) {
@@ -103,7 +104,7 @@ function setupPlay() {
   const slipStatus = $("slip-status");
   const blanks = new Set();
   let accepted = null; // the slip the server holds for the current round (what it answered)
-  let sending = null; // the slip being sent: {round, word, ref, score, key}
+  let sending = null; // the slip being sent: {round, word, ref, score, key, seq}
   let resultsShown = null;
 
   const countdown = startCountdown($("countdown"), {
@@ -257,8 +258,20 @@ function setupPlay() {
       return;
     }
     if (accepted && sameSlip(slip, accepted)) return;
-    send({ ...slip, round: info.round, key: newKey() });
+    send({ ...slip, round: info.round, key: newKey(), seq: nextSeq() });
   });
+
+  // The order in which this device made its slips, sent as `seq`: a slip whose request arrives late (held
+  // up on the venue's Wi-Fi) never replaces one made after it. The server's time in milliseconds, so that
+  // another device of the same player compares too; never below a slip made earlier on this device (a clock
+  // corrected backwards) nor the slip the server holds (made before this one, wherever it came from).
+  function nextSeq() {
+    const last = Number(localStorage.getItem(seqKey(gameId))) || 0;
+    const held = accepted && Number.isFinite(accepted.seq) ? accepted.seq : 0;
+    const seq = Math.min(Math.max(Math.round(serverClock.now()), last + 1, held + 1), Number.MAX_SAFE_INTEGER);
+    localStorage.setItem(seqKey(gameId), String(seq));
+    return seq;
+  }
 
   // -- sending, with retries under the same key: the server keeps one slip per key.
   let retryTimer = null;
@@ -282,7 +295,8 @@ function setupPlay() {
             Accept: "application/json",
             Authorization: `Bearer ${me.token}`,
           },
-          body: JSON.stringify({ word: slip.word, ref: slip.ref, score: slip.score, key: slip.key }),
+          // A retry sends the same key and seq: it is the same slip.
+          body: JSON.stringify({ word: slip.word, ref: slip.ref, score: slip.score, key: slip.key, seq: slip.seq }),
         });
         body = await res.json().catch(() => null);
       } catch (err) {
@@ -305,6 +319,21 @@ function setupPlay() {
         localStorage.removeItem(pendingKey(gameId));
         slipStatus.textContent = T.refused_closed;
         slipStatus.className = "slip-status status-bad";
+        return;
+      }
+      if (res && res.status === 409 && body && body.error && body.error.code === "stale_slip") {
+        // A slip made after this one is already held (sent from this phone earlier, or from another device):
+        // it still counts, and the receipt shows it.
+        sending = null;
+        localStorage.removeItem(pendingKey(gameId));
+        const held = body.error.fields && body.error.fields.slip;
+        if (held) {
+          accepted = { ...held, score: held.score ?? null };
+          showReceipt();
+        }
+        slipStatus.textContent = T.refused_stale;
+        slipStatus.className = "slip-status status-bad";
+        formChanged();
         return;
       }
       if (res && res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
@@ -395,7 +424,9 @@ function setupPlay() {
       $("who").textContent = body.table ? `${body.name} · ${fmt(T.table, { n: body.table })}` : body.name;
       const held = body.slip;
       if (held && body.round === info.round && info.round_status === "open" && !sending) {
-        accepted = { word: held.word, ref: held.ref, score: held.score ?? null, received_at: held.received_at };
+        accepted = {
+          word: held.word, ref: held.ref, score: held.score ?? null, received_at: held.received_at, seq: held.seq,
+        };
         fillForm(accepted);
         showReceipt();
         slipStatus.textContent = T.accepted;

@@ -89,6 +89,7 @@ def phone_texts() -> dict[str, str]:
         "retrying": _("Not received yet (no network). Retrying with the same slip…"),
         "refused_closed": _("Not accepted: the round was closed before the slip arrived."),
         "refused": _("Not accepted: %(message)s"),
+        "refused_stale": _("Not accepted: a newer slip is already held; it is the one below, and it counts."),
         "need_word": _("Write the word."),
         "need_ref": _("Pick the start square on the board or type the reference (e.g. H4 across, 4H down)."),
         "bad_ref": _("This reference names no square."),

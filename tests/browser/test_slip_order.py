@@ -1,0 +1,136 @@
+"""In real Chromium: a slip whose request is held up on the network arrives after the slip the player made
+next; the server keeps the newer one and the phone's receipt shows it. And a phone told that a newer slip is
+already held shows that slip."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+RACK = "AEINRS?"
+SLIPS = re.compile(r".*/api/games/\d+/rounds/1/slips$")
+
+
+def _phone(new_page, game, token):
+    """A phone already joined as the player of ``token``, on the game's play page, its slip routed by the test."""
+    page = new_page("phone")
+    page.goto(f"/join/{game.join_code}")
+    page.evaluate(
+        "([game, token]) => localStorage.setItem(`arbiter.game.${game}`, JSON.stringify({token, player: 0}))",
+        [game.pk, token],
+    )
+    return page
+
+
+def _fill(page, ref: str, word: str, score: int) -> None:
+    page.locator("#slip-ref").fill(ref)
+    page.locator("#slip-word").fill(word)
+    page.locator("#slip-score").fill(str(score))
+
+
+def _pump_until(page, predicate, timeout_ms: int = 5000) -> None:
+    """Wait for a condition met by a route handler: the handlers run only while Playwright is called."""
+    waited = 0
+    while not predicate():
+        if waited >= timeout_ms:
+            raise AssertionError(f"condition not met within {timeout_ms} ms")
+        page.wait_for_timeout(50)
+        waited += 50
+
+
+def test_a_slip_held_up_on_the_network_never_replaces_the_next_one(live_server, new_page, make_game, make_player):
+    from tournaments.models import Slip
+    from tournaments.services import round_draw, round_start
+
+    game = make_game(round_seconds=180)
+    player, token = make_player(game, name="Gaël", table=2)
+    round_start(round=round_draw(game=game, rack=RACK))
+    page = _phone(new_page, game, token)
+
+    held, posts = [], []
+
+    def route_slips(route):
+        if route.request.method != "POST":
+            return route.continue_()
+        posts.append(route.request.post_data_json)
+        if len(posts) == 1:
+            held.append(route)  # slip A: the request waits on the venue's Wi-Fi
+        elif len(posts) == 2:
+            route.abort("internetdisconnected")  # slip B's first attempt is lost: the phone retries
+        else:
+            route.continue_()
+
+    page.route(SLIPS, route_slips)
+    page.goto(f"/games/{game.pk}/play")
+    page.wait_for_selector("#who:has-text('Gaël')")
+
+    _fill(page, "h8", "RAINES", 70)
+    page.locator("#slip-submit").click()
+    _pump_until(page, lambda: held)
+    assert page.locator("#receipt").is_hidden()
+
+    # The player changes their mind and hands in slip B, which arrives (on the second try) and is accepted.
+    _fill(page, "8h", "SIRENA", 72)
+    page.locator("#slip-submit").click()
+    page.wait_for_selector("#slip-status.status-ok", timeout=8000)
+    assert page.locator("#receipt-text .slip-word").get_attribute("data-word") == "SIRENA"
+    slip_a, lost_b, slip_b = posts
+    assert lost_b == slip_b  # a retry is the same slip: same key, same seq
+    assert slip_a["key"] != slip_b["key"] and slip_a["seq"] < slip_b["seq"]
+
+    # Slip A's request finally reaches the server: it was made before B, so B stays.
+    with page.expect_response(lambda r: r.request.method == "POST" and SLIPS.match(r.url)) as answer:
+        held[0].continue_()
+    assert answer.value.status == 409
+    assert answer.value.json()["error"]["code"] == "stale_slip"
+    assert answer.value.json()["error"]["fields"]["slip"]["key"] == slip_b["key"]
+
+    current = Slip.objects.get(round__game=game, player=player, current=True)
+    assert (current.word, current.ref, current.claimed, current.seq) == ("SIRENA", "8H", 72, slip_b["seq"])
+    assert Slip.objects.filter(player=player).count() == 1  # A was never stored
+    page.wait_for_timeout(200)  # the late answer must not move the phone off what the server holds
+    assert page.locator("#receipt-text .slip-word").get_attribute("data-word") == "SIRENA"
+    assert "8H" in page.locator("#receipt-text").inner_text()
+    assert "status-ok" in page.locator("#slip-status").get_attribute("class")
+
+    page.reload()  # what the server holds comes back on the receipt
+    page.wait_for_selector("#receipt:not([hidden])", timeout=5000)
+    assert page.locator("#receipt-text .slip-word").get_attribute("data-word") == "SIRENA"
+    assert page.errors == []
+
+
+def test_a_phone_told_a_newer_slip_is_held_shows_that_slip(live_server, new_page, make_game, make_player):
+    from tournaments.models import Slip
+    from tournaments.services import round_draw, round_start, slip_submit
+
+    game = make_game(round_seconds=180)
+    player, token = make_player(game, name="Hélène", table=3)
+    round = round_start(round=round_draw(game=game, rack=RACK))
+    page = _phone(new_page, game, token)
+    page.goto(f"/games/{game.pk}/play")
+    page.wait_for_selector("#who:has-text('Hélène')")
+
+    # Meanwhile the player hands in a slip from another device, whose clock runs an hour ahead.
+    ahead = int(page.evaluate("Date.now()")) + 3_600_000
+    other, _ = slip_submit(round=round, player=player, word="ARSINE", ref="H4", score=66, key="tablet-1", seq=ahead)
+
+    _fill(page, "h8", "RAINES", 70)
+    page.locator("#slip-submit").click()
+    page.wait_for_selector("#slip-status.status-bad", timeout=5000)
+    assert "newer slip is already held" in page.locator("#slip-status").inner_text()
+    page.wait_for_selector("#receipt:not([hidden])")
+    assert page.locator("#receipt-text .slip-word").get_attribute("data-word") == "ARSINE"
+    assert "H4" in page.locator("#receipt-text").inner_text()
+    assert Slip.objects.get(player=player, current=True).pk == other.pk
+
+    # The form still shows what the player wrote; handing it in again is a new slip, made after the held one.
+    assert page.locator("#slip-submit").inner_text() == "Replace my slip"
+    page.locator("#slip-submit").click()
+    page.wait_for_selector("#slip-status.status-ok", timeout=5000)
+    current = Slip.objects.get(player=player, current=True)
+    assert (current.word, current.seq > ahead) == ("RAINES", True)
+    assert page.locator("#receipt-text .slip-word").get_attribute("data-word") == "RAINES"
+    assert page.errors == []
