@@ -6,6 +6,7 @@ The factories go through the services, so every row they make is one the product
 from __future__ import annotations
 
 import itertools
+import uuid
 
 import pytest
 
@@ -88,3 +89,22 @@ def make_player(db):
 @pytest.fixture
 def game(make_game):
     return make_game()
+
+
+@pytest.fixture
+def isolated_cache(settings):
+    """Throttle counters and live versions live in the cache: the test gets its own key prefix, so tests
+    running at once (pytest -n, one shared Redis) never see each other's keys, and its keys go afterwards."""
+    from django.core.cache import cache
+
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    settings.CACHES = {name: {**config, "KEY_PREFIX": prefix} for name, config in settings.CACHES.items()}
+    yield prefix
+    raw = getattr(cache, "_cache", None)
+    if hasattr(raw, "get_client"):  # Redis: delete this test's keys only
+        client = raw.get_client(write=True)
+        keys = list(client.scan_iter(match=f"{prefix}:*"))
+        if keys:
+            client.delete(*keys)
+    else:
+        cache.clear()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 
 import pytest
@@ -10,22 +9,9 @@ from rest_framework.test import APIClient
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache(settings):
-    """Throttle counters and live versions live in the cache: each test gets its own key prefix, so tests
-    running at once (pytest -n) never see each other's counters, and its keys are removed afterwards."""
-    from django.core.cache import cache
-
-    prefix = f"test-{uuid.uuid4().hex[:12]}"
-    settings.CACHES = {name: {**config, "KEY_PREFIX": prefix} for name, config in settings.CACHES.items()}
-    yield
-    raw = getattr(cache, "_cache", None)
-    if hasattr(raw, "get_client"):  # Redis: delete this test's keys only
-        client = raw.get_client(write=True)
-        keys = list(client.scan_iter(match=f"{prefix}:*"))
-        if keys:
-            client.delete(*keys)
-    else:
-        cache.clear()
+def fresh_cache(isolated_cache):
+    """Every API test runs with its own cache keys (see tests/conftest.py)."""
+    return isolated_cache
 
 
 @dataclass

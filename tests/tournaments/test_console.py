@@ -18,12 +18,8 @@ FIRST_RACK = "AEINRST"
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache():
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
+def fresh_cache(isolated_cache):
+    return isolated_cache
 
 
 @pytest.fixture
