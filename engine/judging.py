@@ -26,7 +26,9 @@ square in the other direction, must be legal; anything else wrong with the refer
 A **blank not marked** is an uppercase letter of a new tile that the rack cannot supply (beyond its
 own letters) while a blank can.  The play is read with the fewest blanks that make it possible,
 letters the player marked as blanks staying blanks; among those readings, the one scoring least is
-paid.
+paid.  A mark on a letter the rack holds, while the blank went unmarked on another letter, does not
+turn this into letters not in the rack: the marks that cannot all be kept give way (as many kept as
+the rack allows) and the slip is paid as a blank not marked.
 
 Letters written on squares already covered are taken as the board shows them, whatever their case.
 """
@@ -118,6 +120,10 @@ def _readings(board, rack: str, word: str, row: int, col: int, horizontal: bool,
 
     mode ``written``: the new tiles exactly as written; ``fix``: the player's blanks kept, the fewest
     more blanks that make it possible; ``any``: every choice of blanks.
+
+    When ``fix`` cannot keep every mark (a letter the rack holds is marked while the blank stands for
+    an unmarked one), the blank is still not marked: the readings with a blank on an unmarked letter
+    that keep the most marks, then use the fewest blanks, are returned.
     """
     new = _fits(board, word, row, col, horizontal)
     if new is None:
@@ -131,16 +137,21 @@ def _readings(board, rack: str, word: str, row: int, col: int, horizontal: bool,
     for size in range(min(blanks, len(new)) + 1):
         for chosen in combinations(new, size):
             chosen = frozenset(chosen)
-            if mode != "any" and not marked <= chosen:
-                continue
             if mode == "written" and chosen != marked:
                 continue
             needed = Counter(base[i] for i in new if i not in chosen)
             if needed - rack_letters:
                 continue
             feasible.append(chosen)
-    if mode == "fix" and feasible:
-        fewest = min(len(chosen) for chosen in feasible)
+    if mode == "fix":
+        keeping = [chosen for chosen in feasible if marked <= chosen]
+        if keeping:
+            feasible = keeping
+        else:
+            feasible = [chosen for chosen in feasible if chosen - marked]
+            most = max((len(chosen & marked) for chosen in feasible), default=0)
+            feasible = [chosen for chosen in feasible if len(chosen & marked) == most]
+        fewest = min((len(chosen) for chosen in feasible), default=0)
         feasible = [chosen for chosen in feasible if len(chosen) == fewest]
     return ["".join(ch.lower() if i in chosen else ch for i, ch in enumerate(base)) for chosen in feasible]
 
