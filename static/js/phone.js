@@ -91,6 +91,14 @@ function setupPlay() {
   const gameId = config.game;
   const labelling = config.labelling;
   let info = readJson("page-snapshot") || {};
+  // A personal link made at the console carries the player's token in the fragment (never sent to the
+  // server): keep it for this game and take it out of the address bar.
+  const linked = new URLSearchParams(window.location.hash.slice(1)).get("token");
+  if (linked) {
+    localStorage.setItem(storeKey(gameId), JSON.stringify({ token: linked }));
+    localStorage.setItem("arbiter.lastGame", String(gameId));
+    history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
   // A player of the tournament's earlier game plays this one with the same token.
   const tournamentId = info.game && info.game.tournament;
   const me = loadStore(storeKey(gameId)) || (tournamentId && loadStore(tournamentKey(tournamentId)));

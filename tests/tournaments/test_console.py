@@ -695,3 +695,30 @@ def test_console_speaks_french(console, seated):
     assert "Nouveau tournoi" in home and "New tournament" not in home
     page = console.get(reverse("console-players", args=[game.pk])).content.decode()
     assert "Inscrire un joueur" in page
+
+
+def test_a_phone_link_moves_a_registered_player_to_a_phone(console, seated):
+    from rest_framework.test import APIClient
+
+    game, ada, _ = seated
+    _player, old_token = services.player_register(game=game, name="Chloé", table=3)
+    chloe = Player.objects.get(name="Chloé")
+    page = console.get(reverse("console-player", args=[game.pk, chloe.pk])).content.decode()
+    assert reverse("console-player-phone-link", args=[game.pk, chloe.pk]) in page
+
+    answer = console.post(reverse("console-player-phone-link", args=[game.pk, chloe.pk]))
+    assert answer.status_code == 200
+    url = answer.context["phone_url"]
+    assert url.startswith(f"http://testserver/games/{game.pk}/play#token=")
+    assert "<svg" in answer.context["phone_qr"] and url in answer.content.decode()
+    token = url.split("#token=", 1)[1]
+
+    phone = APIClient()
+    phone.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    me = phone.get(f"/api/games/{game.pk}/me")
+    assert me.status_code == 200 and me.json()["name"] == "Chloé"
+    phone.credentials(HTTP_AUTHORIZATION=f"Bearer {old_token}")
+    assert phone.get(f"/api/games/{game.pk}/me").status_code == 401
+    assert LogEntry.objects.filter(game=game, action="player_token_reissue", player=chloe,
+                                   actor=console.user).count() == 1
+    assert console.get(reverse("console-player-phone-link", args=[game.pk, chloe.pk])).status_code == 405

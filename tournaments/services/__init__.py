@@ -20,6 +20,7 @@ from .setup import (
     lexicon_import,
     player_join,
     player_register,
+    player_token_reissue,
     tournament_create,
 )
 from .slips import result_override, slip_add, slip_correct, slip_submit
@@ -32,6 +33,7 @@ __all__ = [
     "lexicon_import",
     "player_join",
     "player_register",
+    "player_token_reissue",
     "result_override",
     "round_choose_master",
     "round_close",

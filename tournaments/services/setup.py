@@ -167,6 +167,23 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
     return player, token
 
 
+def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:
+    """A new token for a registered player (e.g. registered at the console, now moving to a phone).
+
+    The earlier token stops working; only the new token's hash is kept, and the change is logged.
+    """
+    if not _players_in(game).filter(pk=player.pk).exists():
+        raise NotFound("unknown_player", "no such player in this game", fields={"player": ["unknown"]})
+    token = secrets.token_urlsafe(32)
+    with transaction.atomic():
+        updated = Player.objects.filter(pk=player.pk).update(token_hash=hash_token(token))
+        if not updated:
+            raise NotFound("unknown_player", "no such player in this game", fields={"player": ["unknown"]})
+        log(game=game, action="player_token_reissue", actor=actor, player=player,
+            after={"name": player.name, "table": player.table})
+    return token
+
+
 def player_join(*, join_code: str, name: str) -> tuple[Player, str]:
     """A player joins a game with its join code (case and spaces ignored)."""
     code = "".join(str(join_code or "").split()).upper()

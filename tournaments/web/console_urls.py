@@ -30,6 +30,8 @@ urlpatterns = [
     path("games/<int:game_id>/players/new/", players.player_register, name="console-player-register"),
     path("games/<int:game_id>/players/list/", players.player_register_list, name="console-player-register-list"),
     path("games/<int:game_id>/players/<int:player_id>/", players.player_sheet, name="console-player"),
+    path("games/<int:game_id>/players/<int:player_id>/phone/", players.player_phone_link,
+         name="console-player-phone-link"),
     path("games/<int:game_id>/slips/", slips.slips_page, name="console-slips"),
     path("games/<int:game_id>/slips/enter/", slips.slip_enter, name="console-slip-enter"),
     path("games/<int:game_id>/slips/<int:slip_id>/correct/", slips.slip_correct, name="console-slip-correct"),

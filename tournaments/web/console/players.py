@@ -102,7 +102,10 @@ def player_register_list(request: HttpRequest, game_id: int) -> HttpResponse:
 @staff_required
 def player_sheet(request: HttpRequest, game_id: int, player_id: int) -> HttpResponse:
     game = queries.game(game_id)
-    player = queries.player_of(game, player_id)
+    return _player_page(request, game, queries.player_of(game, player_id))
+
+
+def _player_page(request: HttpRequest, game, player, phone_url: str = "") -> HttpResponse:
     rows = selectors.player_rounds(game=game, player=player)
     for row in rows:
         row["outcome_text"] = outcome_text(row["outcome"])
@@ -113,6 +116,23 @@ def player_sheet(request: HttpRequest, game_id: int, player_id: int) -> HttpResp
         "game": game,
         "player": player,
         "rows": rows,
+        "phone_url": phone_url,
+        "phone_qr": segno.make(phone_url, error="m").svg_inline(scale=4, omitsize=True, title=_("QR code to play"))
+        if phone_url else "",
         "breadcrumbs": game_breadcrumbs(game, (_("Standings"), reverse("console-standings", args=[game.pk])),
                                         (player.name, None)),
     })
+
+
+@staff_required
+@require_POST
+def player_phone_link(request: HttpRequest, game_id: int, player_id: int) -> HttpResponse:
+    """A personal link (and QR code) that puts a registered player on a phone with a fresh token.
+
+    The token travels in the URL's fragment, which browsers never send to the server or to logs.
+    """
+    game = queries.game(game_id)
+    player = queries.player_of(game, player_id)
+    token = services.player_token_reissue(game=game, player=player, actor=request.user)
+    url = request.build_absolute_uri(reverse("phone", args=[game.pk])) + f"#token={token}"
+    return _player_page(request, game, player, phone_url=url)
