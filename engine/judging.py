@@ -195,8 +195,9 @@ def _with_board_case(board, word: str, row: int, col: int, horizontal: bool) -> 
 
 def placements(board, rack: str, word: str, lexicon, tileset, rules, spots=None, mode: str = "fix") -> list:
     """Every legal play of the word with this rack at the given spots ((row, col, horizontal), default
-    all), in board order.  mode ``fix`` (default): the word as written, its marked blanks kept and a
-    blank only where the rack lacks the letter; ``any``: whichever tiles are blanks."""
+    all), in board order.  mode ``fix`` (default): the word as written, its marked blanks kept (as many
+    as the rack allows) and a blank only where the rack lacks the letter; ``any``: whichever tiles are
+    blanks."""
     if spots is None:
         spots = [(r, c, h) for r in range(SIZE) for c in range(SIZE) for h in (True, False)]
     plays = []
