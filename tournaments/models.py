@@ -98,6 +98,8 @@ class Game(models.Model):
     kept = models.CharField(max_length=20, blank=True, default="")  # unplayed letters for the next draw
     board = models.JSONField(default=empty_board)  # after every closed round's master
     draws = models.PositiveIntegerField(default=0)  # random draws so far: each uses its own seeded generator
+    # Physical draws typed and rejected by the vowel/consonant rule, waiting for the round's accepted rack.
+    pending_rejected = models.JSONField(default=list, blank=True)
     end_reason = models.CharField(max_length=20, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)

@@ -74,6 +74,7 @@ def game_state(*, game: Game) -> dict:
         "deadline": _iso(round.deadline) if round else None,
         "board": list(game.board),
         "bag_count": len(game.bag),
+        "pending_rejected": list(game.pending_rejected),  # physical draws rejected before the next rack
         "coordinates": tournament.coordinates,
         "labels": coordinate_labels(tournament.coordinates),
         "lexicon": tournament.lexicon,

@@ -119,6 +119,17 @@ class RoundDrawSerializer(serializers.Serializer):
         return rack
 
 
+class RackRejectSerializer(RoundDrawSerializer):
+    """A rack drawn from the physical bag that fails the vowel/consonant rule, to be recorded as rejected."""
+
+    rack = serializers.CharField(max_length=RACK_MAX, help_text="The rejected rack as drawn: uppercase letters, '?' a blank.")
+
+
+class RackRejectedSerializer(serializers.Serializer):
+    rejected = serializers.ListField(child=serializers.CharField(), help_text="Rejections so far, e.g. -AEIOUU+")
+    bag_count = serializers.IntegerField()
+
+
 class EmptySerializer(serializers.Serializer):
     pass
 

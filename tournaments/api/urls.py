@@ -20,6 +20,7 @@ urlpatterns = [
     path("games/<int:game_id>/me", views.GameMeView.as_view(), name="api-game-me"),
     path("games/<int:game_id>/end", views.GameEndView.as_view(), name="api-game-end"),
     path("games/<int:game_id>/rounds", views.RoundsView.as_view(), name="api-rounds"),
+    path("games/<int:game_id>/rejections", views.RackRejectView.as_view(), name="api-rack-reject"),
     path("games/<int:game_id>/rounds/<int:number>", views.RoundView.as_view(), name="api-round"),
     path("games/<int:game_id>/rounds/<int:number>/start", views.RoundStartView.as_view(), name="api-round-start"),
     path("games/<int:game_id>/rounds/<int:number>/close", views.RoundCloseView.as_view(), name="api-round-close"),

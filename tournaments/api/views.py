@@ -297,6 +297,16 @@ class RoundsView(ApiView):
         return Response(drawn(round), status=status.HTTP_201_CREATED)
 
 
+class RackRejectView(ApiView):
+    @extend_schema(request=s.RackRejectSerializer, responses=answers({201: s.RackRejectedSerializer}, 400, 401, 403, 404, 409))
+    def post(self, request, game_id: int):
+        game = get_game(game_id)
+        data = valid(s.RackRejectSerializer, request)
+        rejected = services.rack_reject(game=game, rack=data.get("rack"), actor=request.user)
+        game.refresh_from_db(fields=["bag"])
+        return Response({"rejected": rejected, "bag_count": len(game.bag)}, status=status.HTTP_201_CREATED)
+
+
 class RoundView(ApiView):
     permission_classes = [IsArbitratorOrPlayer]
 

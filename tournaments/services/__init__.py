@@ -5,6 +5,7 @@ Views, pages and tasks call these and nothing else to change a tournament, a gam
 
 from .rounds import (
     game_end,
+    rack_reject,
     round_choose_master,
     round_close,
     round_close_if_due,
@@ -39,6 +40,7 @@ __all__ = [
     "round_close",
     "round_close_if_due",
     "round_compute_tops",
+    "rack_reject",
     "round_draw",
     "round_start",
     "rounds_close_overdue",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections import Counter
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -81,13 +82,14 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
             _end(game, "no_valid_rack", actor)
             over = True
         if not over:
+            rejected = list(game.pending_rejected) + list(draw.rejected)
             round = Round.objects.create(
                 game=game,
                 number=number,
                 rack=draw.rack,
                 kept=draw.kept,
                 drawn=draw.drawn,
-                rejected=list(draw.rejected),
+                rejected=rejected,
                 typed=rack is not None,
                 board=game.board,
                 bag_after="".join(draw.bag),
@@ -95,16 +97,59 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
             before = {"bag": game.bag, "kept": game.kept}
             game.bag = "".join(draw.bag)
             game.kept = ""
+            game.pending_rejected = []
             game.status = Game.Status.PLAYING
-            game.save(update_fields=["bag", "kept", "status", "draws"])
+            game.save(update_fields=["bag", "kept", "pending_rejected", "status", "draws"])
             log(game=game, round=round, action="round_draw", actor=actor, before=before,
-                after={"number": number, "rack": draw.rack, "rejected": list(draw.rejected), "typed": rack is not None})
+                after={"number": number, "rack": draw.rack, "rejected": rejected, "typed": rack is not None})
             notify_game_changed(game.pk)
             round_id = round.pk
             transaction.on_commit(lambda: _schedule_tops(round_id))
     if over:
         raise Conflict("game_over", "the letters left cannot make a valid rack: the game is over")
     return round
+
+
+def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
+    """Record a rack drawn from the physical bag that fails the vowel/consonant rule (§3.2).
+
+    Every letter of it, kept ones included, goes back into the bag; the record (``-KEPT+NEW``) is shown
+    with the round's accepted rack, which is then typed (or drawn) as a whole new one. A rack that obeys
+    the rule, or that the bag cannot hold, is refused and changes nothing. Returns the rejections so far.
+    """
+    from engine.drawing import RackError, check_typed_rack, format_rack
+
+    if not isinstance(rack, str) or not rack.strip() or len(rack) > 40:
+        raise ServiceError("bad_letters", "type the rejected rack's letters", fields={"rack": ["required"]})
+    with transaction.atomic():
+        game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
+        if game.status == Game.Status.OVER:
+            raise Conflict("game_over", "the game is over")
+        if _round_in_play(game) is not None:
+            raise Conflict("round_open", "a round is still in play: close it first")
+        setting = setting_of(game.tournament)
+        number = _next_number(game)
+        try:
+            draw = check_typed_rack(list(game.bag), game.kept, rack, number, setting.tileset, setting.rules)
+        except RackError as error:
+            if error.code not in ("too_few_vowels", "too_few_consonants"):
+                raise ServiceError(error.code, error.message, fields={"rack": [error.message]}) from None
+            letters = "".join(rack.split()).upper()
+            kept = sorted_letters(game.kept)
+            new = sorted_letters((Counter(letters) - Counter(game.kept)).elements())
+        else:
+            raise ServiceError("rack_valid", f"{draw.rack} obeys the vowel/consonant rule: draw it as the round's rack",
+                               fields={"rack": ["valid"]})
+        record = "-" + format_rack(kept, new)
+        before = {"bag": game.bag, "kept": game.kept, "pending_rejected": list(game.pending_rejected)}
+        game.bag = sorted_letters(list(game.bag) + list(game.kept))
+        game.kept = ""
+        game.pending_rejected = [*game.pending_rejected, record]
+        game.save(update_fields=["bag", "kept", "pending_rejected"])
+        log(game=game, action="rack_reject", actor=actor, before=before,
+            after={"rejected": record, "round": number, "pending_rejected": game.pending_rejected})
+        notify_game_changed(game.pk)
+    return list(game.pending_rejected)
 
 
 def _schedule_tops(round_id: int) -> None:

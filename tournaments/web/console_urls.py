@@ -19,6 +19,7 @@ urlpatterns = [
     path("games/<int:game_id>/", game.game_page, name="console-game"),
     path("games/<int:game_id>/live/", game.game_panel, name="console-game-live"),
     path("games/<int:game_id>/draw/", game.round_draw, name="console-draw"),
+    path("games/<int:game_id>/reject/", game.rack_reject, name="console-rack-reject"),
     path("games/<int:game_id>/end/", game.game_end, name="console-game-end"),
     path("games/<int:game_id>/rounds/<int:number>/start/", game.round_start, name="console-round-start"),
     path("games/<int:game_id>/rounds/<int:number>/close/", game.round_close, name="console-round-close"),

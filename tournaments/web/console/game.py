@@ -72,6 +72,7 @@ def panel_context(game: Game) -> dict:
         "can_end": game.status == Game.Status.PLAYING and not in_play,
         "board": board_context(state["board"], game.tournament.coordinates),
         "draw_form": DrawForm(),
+        "pending_rejected": list(game.pending_rejected),
     }
 
 
@@ -80,7 +81,8 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     context = panel_context(game)
     context.update({"section": "tournaments", "tab": "round", "breadcrumbs": game_breadcrumbs(game),
-                    "refused_rack": request.GET.get("rack", "")[:16]})
+                    "refused_rack": request.GET.get("rack", "")[:16],
+                    "rejectable": request.GET.get("rejectable") == "1"})
     return render(request, "console/game.html", context)
 
 
@@ -107,8 +109,12 @@ def round_draw(request: HttpRequest, game_id: int) -> HttpResponse:
     except ServiceError as error:
         if rack:
             report_error(request, error, prefix=_("Rack %(rack)s refused:") % {"rack": rack})
-            # Back to the form with the rack as typed, to be fixed rather than typed again.
-            return redirect(reverse("console-game", args=[game.pk]) + "?" + urlencode({"rack": rack}))
+            # Back to the form with the rack as typed, to be fixed rather than typed again; a rack that only
+            # fails the vowel/consonant rule may be a real draw, to be recorded as rejected.
+            query = {"rack": rack}
+            if error.code in ("too_few_vowels", "too_few_consonants"):
+                query["rejectable"] = "1"
+            return redirect(reverse("console-game", args=[game.pk]) + "?" + urlencode(query))
         report_error(request, error)
         return redirect("console-game", game_id=game.pk)
     messages.success(request, _("Round %(number)s: rack %(rack)s.") % {"number": round.number, "rack": round.rack})
@@ -180,4 +186,20 @@ def game_end(request: HttpRequest, game_id: int) -> HttpResponse:
         report_error(request, error)
     else:
         messages.success(request, _("The game is over: the standings are final."))
+    return redirect("console-game", game_id=game.pk)
+
+
+@staff_required
+@require_POST
+def rack_reject(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A physical draw that fails the vowel/consonant rule: recorded as rejected, every letter back in the bag."""
+    game = queries.game(game_id)
+    rack = request.POST.get("rack", "")
+    try:
+        rejected = services.rack_reject(game=game, rack=rack, actor=request.user)
+    except ServiceError as error:
+        report_error(request, error, prefix=_("Rack %(rack)s not recorded as rejected:") % {"rack": rack})
+    else:
+        messages.warning(request, _("Rejected draw recorded: %(draw)s. Every letter is back in the bag: draw 7 new "
+                                    "letters and type them.") % {"draw": rejected[-1]})
     return redirect("console-game", game_id=game.pk)
