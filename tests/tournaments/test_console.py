@@ -705,6 +705,7 @@ def test_a_phone_link_moves_a_registered_player_to_a_phone(console, seated):
     chloe = Player.objects.get(name="Chloé")
     page = console.get(reverse("console-player", args=[game.pk, chloe.pk])).content.decode()
     assert reverse("console-player-phone-link", args=[game.pk, chloe.pk]) in page
+    assert page.count('id="phone-title"') == 1 and "<title>Chloé · Game 1</title>" in " ".join(page.split())
 
     answer = console.post(reverse("console-player-phone-link", args=[game.pk, chloe.pk]))
     assert answer.status_code == 200
