@@ -43,6 +43,16 @@ def _end(game: Game, reason: str, actor=None) -> None:
     notify_game_changed(game.pk)
 
 
+def _lock_for_next_rack(game: Game):
+    """Lock the game for its next rack: (game, setting, next round number); 409 if over or a round is in play."""
+    game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
+    if game.status == Game.Status.OVER:
+        raise Conflict("game_over", "the game is over")
+    if _round_in_play(game) is not None:
+        raise Conflict("round_open", "a round is still in play: close it first")
+    return game, setting_of(game.tournament), _next_number(game)
+
+
 def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejection: bool = False) -> Round:
     """Draw the next rack: at random when ``rack`` is None, else the rack typed from a physical bag.
 
@@ -59,13 +69,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
         raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]})
     over = False
     with transaction.atomic():
-        game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
-        if game.status == Game.Status.OVER:
-            raise Conflict("game_over", "the game is over")
-        if _round_in_play(game) is not None:
-            raise Conflict("round_open", "a round is still in play: close it first")
-        setting = setting_of(game.tournament)
-        number = _next_number(game)
+        game, setting, number = _lock_for_next_rack(game)
         bag = list(game.bag)
         try:
             if rack is None:
@@ -122,13 +126,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
     if not isinstance(rack, str) or not rack.strip() or len(rack) > 40:
         raise ServiceError("bad_letters", "type the rejected rack's letters", fields={"rack": ["required"]})
     with transaction.atomic():
-        game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
-        if game.status == Game.Status.OVER:
-            raise Conflict("game_over", "the game is over")
-        if _round_in_play(game) is not None:
-            raise Conflict("round_open", "a round is still in play: close it first")
-        setting = setting_of(game.tournament)
-        number = _next_number(game)
+        game, setting, number = _lock_for_next_rack(game)
         try:
             draw = check_typed_rack(list(game.bag), game.kept, rack, number, setting.tileset, setting.rules)
         except RackError as error:
