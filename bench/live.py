@@ -60,6 +60,10 @@ def setup_django():
     import django
 
     django.setup()
+    from django.conf import settings
+
+    # The bench makes a change every 1.5 s (draw, start, close, draw...): no pause between rounds here.
+    settings.ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 0
 
 
 SERVER_LOG = ROOT / "var" / "bench-live-server.log"

@@ -13,6 +13,8 @@ from arbiter.settings.base import *  # noqa: E402,F401,F403
 from arbiter.settings.base import BROKER, DATABASES  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests draw the next rack right after a close; the pause between rounds has its own tests.
+ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 0
 REQUIRE_SERVICES = env.get_bool("REQUIRE_SERVICES", default=False)
 if REQUIRE_SERVICES:
     if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":

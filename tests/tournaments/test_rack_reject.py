@@ -114,3 +114,25 @@ def test_the_console_offers_to_record_a_refused_rack_as_rejected(client, arbitra
     assert 'id="pending-rejected"' in recorded.content.decode()
     typo = client.post(reverse("console-draw", args=[game.pk]), {"rack": "ZZZZZZZ"})
     assert "rejectable" not in typo["Location"]
+
+
+def test_the_next_rack_waits_for_the_pause_after_a_close(game, settings):
+    """§3: at least ARBITER_MIN_SECONDS_BETWEEN_ROUNDS between the end of a round and the next rack."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 20
+    round = services.round_draw(game=game, rack="EIRST?A")
+    services.round_start(round=round)
+    services.round_close(round=round)
+    bag = Game.objects.get(pk=game.pk).bag
+    for attempt in (lambda: services.round_draw(game=game), lambda: services.rack_reject(game=game, rack="AEIOUUS")):
+        with pytest.raises(ServiceError) as refused:
+            attempt()
+        assert refused.value.code == "too_soon" and refused.value.status == 409
+        assert 1 <= refused.value.fields["seconds"] <= 20
+    assert Game.objects.get(pk=game.pk).bag == bag and Round.objects.filter(game=game).count() == 1
+
+    Round.objects.filter(pk=round.pk).update(closed_at=timezone.now() - timedelta(seconds=21))
+    assert services.round_draw(game=game).number == 2

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import math
 import random
 from collections import Counter
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -50,7 +52,21 @@ def _lock_for_next_rack(game: Game):
         raise Conflict("game_over", "the game is over")
     if _round_in_play(game) is not None:
         raise Conflict("round_open", "a round is still in play: close it first")
+    _check_pause(game)
     return game, setting_of(game.tournament), _next_number(game)
+
+
+def _check_pause(game: Game) -> None:
+    """Players get time to see a round's results before the next rack (§3: at least 20 s by default)."""
+    pause = settings.ARBITER_MIN_SECONDS_BETWEEN_ROUNDS
+    last_close = game.rounds.filter(status=Round.Status.CLOSED).aggregate(at=Max("closed_at"))["at"]
+    if not pause or last_close is None:
+        return
+    left = (last_close + timedelta(seconds=pause) - timezone.now()).total_seconds()
+    if left > 0:
+        wait = max(1, math.ceil(left))
+        raise Conflict("too_soon", f"the next rack can be drawn in {wait} s: at least {pause} s after a round closes",
+                       fields={"seconds": wait})
 
 
 def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejection: bool = False) -> Round:
