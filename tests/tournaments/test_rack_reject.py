@@ -136,3 +136,17 @@ def test_the_next_rack_waits_for_the_pause_after_a_close(game, settings):
 
     Round.objects.filter(pk=round.pk).update(closed_at=timezone.now() - timedelta(seconds=21))
     assert services.round_draw(game=game).number == 2
+
+
+def test_the_console_says_how_long_the_pause_still_lasts(client, arbitrator, game, settings, isolated_cache):
+    settings.ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 20
+    round = services.round_draw(game=game, rack="EIRST?A")
+    services.round_start(round=round)
+    services.round_close(round=round)
+    client.force_login(arbitrator)
+    page = client.post(reverse("console-draw", args=[game.pk]), follow=True)
+    text = " ".join(str(m) for m in page.context["messages"])
+    assert "the next rack can be drawn in" in text and Round.objects.filter(game=game).count() == 1
+    client.post("/i18n/setlang/", {"language": "fr", "next": "/console/"})
+    page = client.post(reverse("console-draw", args=[game.pk]), follow=True)
+    assert "le prochain tirage pourra se faire dans" in " ".join(str(m) for m in page.context["messages"])

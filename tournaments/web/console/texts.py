@@ -73,6 +73,11 @@ def error_text(error: ServiceError) -> str:
         "key_reused": _("This entry was already sent with other content: type it again."),
         "lexicon_builtin": _("This name belongs to a built-in lexicon: choose another."),
     }
+    if error.code == "too_soon":
+        return _("Players are still reading the results: the next rack can be drawn in %(seconds)s s.") % {
+            "seconds": (error.fields or {}).get("seconds", "")}
+    if error.code == "rack_valid":
+        return _("This rack obeys the vowel/consonant rule: draw it as the round's rack.")
     text = known.get(error.code)
     if text is None:
         return rack_refusal_text(error.code, error.message) or error.message
