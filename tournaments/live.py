@@ -210,6 +210,10 @@ def game_snapshot(game_id: int) -> dict | None:
         if snapshot is not None:
             return snapshot
     try:
+        # Between our miss and taking the lock, another builder may have finished and let the lock go.
+        snapshot = cache.get(key)
+        if snapshot is not None:
+            return snapshot
         snapshot = build_snapshot(game_id)
         if snapshot is None:
             return None
