@@ -7,6 +7,8 @@ import time
 
 import pytest
 
+from .support import wait_for
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-console-1"
@@ -27,16 +29,6 @@ def fresh_cache():
 @pytest.fixture
 def arbitrator(django_user_model):
     return django_user_model.objects.create_user(username="arbitre", password=PASSWORD, is_staff=True)
-
-
-def wait_for(predicate, timeout: float = 10.0, step: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError(f"condition not met within {timeout} s")
 
 
 def log_in(page, username: str = "arbitre"):

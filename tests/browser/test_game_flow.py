@@ -19,16 +19,6 @@ def _seconds_shown(page) -> int:
     return int(value) if value is not None else -1
 
 
-def _wait_for(predicate, timeout: float = 10.0, step: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError(f"condition not met within {timeout} s")
-
-
 ARBITRATOR_PASSWORD = "pw-arbitre-1"
 
 

@@ -28,6 +28,7 @@ from tournaments.models import LogEntry, Slip
 
 from .conftest_api import *  # noqa: F403
 from .conftest_api import expect
+from .game_support import misplaced_ref
 
 pytestmark = pytest.mark.django_db
 
@@ -76,23 +77,6 @@ def invalid_word_slip(board, rack, plays, lexicon, tileset, rules):
             except PlayError as error:
                 if error.reason == "invalid_word":
                     return word, play
-    return None
-
-
-def wrong_ref_for(board, rack, play, lexicon, tileset, rules) -> str | None:
-    """A reference at which the play's word is legal in neither direction (so only the penalty rule applies)."""
-    for row, col in itertools.product(range(15), range(15)):
-        if (row, col) == (play.row, play.col):
-            continue
-        legal = False
-        for horizontal in (True, False):
-            try:
-                check_play(board, rack, play.word, row, col, horizontal, lexicon, tileset, rules)
-                legal = True
-            except PlayError:
-                pass
-        if not legal:
-            return format_ref(row, col, True)
     return None
 
 
@@ -154,7 +138,7 @@ def test_a_whole_game_through_http(api_game, settings):
         b_play = lower or top_play
         b_ref, b_claimed = ref_of(b_play), b_play.score + 1
         if number == 4:
-            b_ref = wrong_ref_for(board, rack, b_play, lexicon, tileset, rules)
+            b_ref = misplaced_ref(board, rack, b_play, lexicon, tileset, rules)
             b_claimed = b_play.score
             expected[b.id] = ("penalty", b_play.score - 5 if b_play.score - 5 > rules.penalty_floor else 0)
             penalised = True

@@ -21,6 +21,8 @@ from tournaments.errors import Conflict
 from tournaments.lexicons import get_lexicon
 from tournaments.models import Game, LogEntry, Result, Round
 
+from .game_support import misplaced_ref
+
 pytestmark = pytest.mark.django_db
 
 TYPED_FIRST_RACK = "ACEILMN"  # MELANIC at H4 and H6 tie on the empty board
@@ -43,24 +45,6 @@ def invalid_variant(board, play, lexicon):
                 if word.upper() not in lexicon:
                     return word
     return None
-
-
-def misplaced_ref(board, rack, play, lexicon, tileset, rules) -> str:
-    """A reference naming no legal play of the word in either direction, away from the play's square."""
-    for row in range(15):
-        for col in range(15):
-            if (row, col) == (play.row, play.col):
-                continue
-            legal = False
-            for horizontal in (True, False):
-                try:
-                    check_play(board, rack, play.word, row, col, horizontal, lexicon, tileset, rules)
-                    legal = True
-                except PlayError:
-                    pass
-            if not legal:
-                return format_ref(row, col, True)
-    raise AssertionError("every square holds the word")
 
 
 def penalty_paid(claimed: int, rules) -> int:
