@@ -27,14 +27,7 @@ from engine.movegen import find_tops  # noqa: E402
 from engine.rules import rules_preset  # noqa: E402
 from engine.tiles import load_tileset  # noqa: E402
 
-FIXTURES = next(
-    p
-    for p in (
-        ROOT.parent / "shared" / "fixtures" / "positions_twl06.jsonl",
-        ROOT / "tests" / "fixtures" / "positions_twl06.jsonl",
-    )
-    if p.exists()
-)
+FIXTURES = ROOT / "tests" / "fixtures" / "positions_twl06.jsonl"
 
 
 def quantiles(times):

@@ -14,9 +14,7 @@ from engine.rules import rules_preset
 from engine.tiles import load_tileset
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = Path("/work/shared/fixtures/positions_twl06.jsonl")
-if not FIXTURES.exists():
-    FIXTURES = ROOT / "tests" / "fixtures" / "positions_twl06.jsonl"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "positions_twl06.jsonl"
 
 
 def run_engine(*args, stdin=""):
@@ -40,7 +38,6 @@ def move_key(move):
     return (move["row"], move["col"], move["horizontal"], move["word"], move["score"])
 
 
-@pytest.mark.skipif(not FIXTURES.exists(), reason="reference positions not available")
 def test_tops_command_reproduces_the_fixture_tops_in_input_order():
     positions = fixture_lines()
     stdin = "".join(json.dumps(p) + "\n" for p in positions)
@@ -119,7 +116,6 @@ def test_every_master_of_a_simulated_game_is_a_top_and_no_tile_is_lost():
     assert game.total == sum(record.score for record in game.rounds)
 
 
-@pytest.mark.skipif(not FIXTURES.exists(), reason="reference positions not available")
 def test_check_command_judges_slips_on_a_reference_position():
     position = json.loads(FIXTURES.read_text().splitlines()[0])
     top = position["top_moves"][0]  # BLOW down from 5D for 28

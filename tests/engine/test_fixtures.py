@@ -8,12 +8,7 @@ from engine.board import Board
 from engine.checking import check_play
 from engine.movegen import find_tops, generate_plays
 
-_ROOT = Path(__file__).resolve().parents[2]
-_CANDIDATES = (
-    _ROOT.parent / "shared" / "fixtures" / "positions_twl06.jsonl",
-    _ROOT / "tests" / "fixtures" / "positions_twl06.jsonl",
-)
-FIXTURES = next((p for p in _CANDIDATES if p.exists()), _CANDIDATES[0])
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "positions_twl06.jsonl"
 POSITIONS = [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
 
 

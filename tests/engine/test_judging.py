@@ -290,10 +290,9 @@ def test_penalty_reads_an_unmarked_blank_either_way_but_keeps_marked_ones(lexico
     assert (j.paid, j.outcome, j.reason) == (0, "zero", "does_not_fit")
 
 
-FIXTURES = Path("/work/shared/fixtures/positions_twl06.jsonl")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "positions_twl06.jsonl"
 
 
-@pytest.mark.skipif(not FIXTURES.exists(), reason="reference positions not available")
 def test_reference_tops_are_paid_in_full_and_reversed_references_cost_a_warning():
     twl = load_lexicon("TWL06")
     checked = 0

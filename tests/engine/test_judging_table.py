@@ -21,7 +21,7 @@ from engine.judging import Slip, judge_slip
 from engine.movegen import Play, generate_plays
 from engine.notation import RefError, format_ref, parse_ref
 
-FIXTURES = Path("/work/shared/fixtures/positions_twl06.jsonl")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "positions_twl06.jsonl"
 
 
 def _step(horizontal: bool) -> tuple[int, int]:
@@ -90,7 +90,6 @@ def _expected(by_word: dict, lexicon, written: str, ref: str | None, claimed: in
     return 0, "zero"
 
 
-@pytest.mark.skipif(not FIXTURES.exists(), reason="reference positions not available")
 def test_judging_follows_the_table_on_reference_positions(twl06, english, fisf):
     rng = random.Random(20261121)
     positions = [json.loads(line) for line in FIXTURES.read_text().splitlines()]
