@@ -21,6 +21,11 @@ ENV_VARIABLES = (
     "DATA_DIR",
     "LEXICON_CACHE_DIR",
     "REQUIRE_SERVICES",
+    "DB_POOL_MIN_SIZE",
+    "DB_POOL_MAX_SIZE",
+    "DB_POOL_TIMEOUT",
+    "PUBLIC_URL",
+    "TRUSTED_PROXIES",
     "DJANGO_SETTINGS_MODULE",
 )
 
@@ -61,6 +66,47 @@ def get_list(name: str, default: list[str], environ=os.environ) -> list[str]:
     return items
 
 
+def get_int(name: str, default: int, minimum: int = 0, environ=os.environ) -> int:
+    raw = environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise SettingError(name, raw, f"a whole number of at least {minimum}") from None
+    if value < minimum:
+        raise SettingError(name, raw, f"a whole number of at least {minimum}")
+    return value
+
+
+def get_seconds(name: str, default: float, environ=os.environ) -> float:
+    raw = environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise SettingError(name, raw, "a number of seconds above 0") from None
+    if not value > 0:
+        raise SettingError(name, raw, "a number of seconds above 0")
+    return value
+
+
+def get_public_url(name: str, environ=os.environ) -> str:
+    """The address phones use to reach this server (``http://192.168.1.20:8000``), '' when not set."""
+    raw = (environ.get(name) or "").strip().rstrip("/")
+    if not raw:
+        return ""
+    url = urlparse(raw)
+    if url.scheme not in ("http", "https") or not url.hostname or url.path or url.query:
+        raise SettingError(name, raw, "a base address such as http://192.168.1.20:8000")
+    try:
+        _ = url.port
+    except ValueError:
+        raise SettingError(name, raw, "a numeric port") from None
+    return raw
+
+
 def get_time_zone(name: str, default: str, environ=os.environ) -> str:
     import zoneinfo
 
@@ -84,7 +130,13 @@ def get_secret_key(name: str, debug: bool, environ=os.environ) -> str:
 
 
 def database_from_url(name: str, default_sqlite: Path, environ=os.environ) -> dict:
-    """A Django DATABASES entry from ``postgres://user:pass@host:port/db`` or ``sqlite:///path``."""
+    """A Django DATABASES entry from ``postgres://user:pass@host:port/db`` or ``sqlite:///path``.
+
+    PostgreSQL connections come from a bounded pool per process (psycopg's, through Django), returned at
+    the end of each request (CONN_MAX_AGE 0, as Django asks under ASGI): DB_POOL_MIN_SIZE (default 2)
+    kept open, at most DB_POOL_MAX_SIZE (default 10); a request finding every connection busy waits up
+    to DB_POOL_TIMEOUT seconds (default 10), then gets 503 with Retry-After, never a 500.
+    """
     raw = environ.get(name)
     if not raw:
         return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(default_sqlite)}
@@ -105,8 +157,8 @@ def database_from_url(name: str, default_sqlite: Path, environ=os.environ) -> di
             "PASSWORD": unquote(url.password or ""),
             "HOST": url.hostname or "",
             "PORT": str(port or ""),
-            "CONN_MAX_AGE": 60,
-            "OPTIONS": options,
+            "CONN_MAX_AGE": 0,
+            "OPTIONS": {**options, "pool": pool_from_env(environ)},
         }
     if url.scheme == "sqlite":
         # sqlite:///relative/path or sqlite:////absolute/path, as SQLAlchemy spells them.
@@ -115,6 +167,15 @@ def database_from_url(name: str, default_sqlite: Path, environ=os.environ) -> di
             raise SettingError(name, raw, "a file path, e.g. sqlite:////var/lib/arbiter/db.sqlite3")
         return {"ENGINE": "django.db.backends.sqlite3", "NAME": path}
     raise SettingError(name, raw, "a postgres:// or sqlite:/// URL")
+
+
+def pool_from_env(environ=os.environ) -> dict:
+    """psycopg pool options from DB_POOL_MIN_SIZE, DB_POOL_MAX_SIZE and DB_POOL_TIMEOUT."""
+    max_size = get_int("DB_POOL_MAX_SIZE", 10, minimum=1, environ=environ)
+    min_size = get_int("DB_POOL_MIN_SIZE", min(2, max_size), minimum=0, environ=environ)
+    if min_size > max_size:
+        raise SettingError("DB_POOL_MIN_SIZE", str(min_size), f"at most DB_POOL_MAX_SIZE ({max_size})")
+    return {"min_size": min_size, "max_size": max_size, "timeout": get_seconds("DB_POOL_TIMEOUT", 10.0, environ)}
 
 
 @dataclass(frozen=True)

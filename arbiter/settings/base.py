@@ -10,6 +10,9 @@ DATA_DIR = Path(env.get_str("DATA_DIR", str(BASE_DIR / "var")))
 DEBUG = env.get_bool("DEBUG", default=False)
 SECRET_KEY = env.get_secret_key("SECRET_KEY", debug=DEBUG)
 ALLOWED_HOSTS = env.get_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+# The address phones use to reach this server (the join link and QR codes), e.g. http://192.168.1.20:8000
+# on a club's network; empty: the address the page was opened with.
+ARBITER_PUBLIC_URL = env.get_public_url("PUBLIC_URL")
 CSRF_TRUSTED_ORIGINS = [
     f"{scheme}://{host}" for host in ALLOWED_HOSTS if host not in ("*",) for scheme in ("http", "https")
 ]
@@ -123,8 +126,14 @@ REST_FRAMEWORK = {
         "tournaments.api.authentication.PlayerTokenAuthentication",
         "tournaments.api.authentication.ConsoleSessionAuthentication",
     ],
-    # Slips per player; joins and arbitrator token requests per client address.
-    "DEFAULT_THROTTLE_RATES": {"slips": "30/min", "join": "30/min", "auth": "20/min"},
+    # Slips per player; wrong join codes per client address and across all addresses; arbitrator token
+    # requests per client address. Successful joins are not limited: a hall joins from one address.
+    "DEFAULT_THROTTLE_RATES": {
+        "slips": "30/min", "join_failures": "20/min", "join_failures_all": "300/min", "auth": "20/min",
+    },
+    # The client address is the connection's unless the server sits behind trusted reverse proxies:
+    # TRUSTED_PROXIES=N takes the address N hops back in X-Forwarded-For (0: the header is ignored).
+    "NUM_PROXIES": env.get_int("TRUSTED_PROXIES", 0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Duplicate Scrabble arbiter API",

@@ -22,7 +22,34 @@ def test_postgres_url_is_split_into_django_fields():
     assert (db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
         "club", "arb", "s@cret", "db.example", "6543"
     )
-    assert db["OPTIONS"] == {"sslmode": "require"}
+    assert db["OPTIONS"] == {"sslmode": "require", "pool": {"min_size": 2, "max_size": 10, "timeout": 10.0}}
+    assert db["CONN_MAX_AGE"] == 0  # connections go back to the pool after each request (ASGI)
+
+
+def test_pool_size_and_wait_come_from_the_environment():
+    pool = env.pool_from_env({"DB_POOL_MIN_SIZE": "4", "DB_POOL_MAX_SIZE": "20", "DB_POOL_TIMEOUT": "2.5"})
+    assert pool == {"min_size": 4, "max_size": 20, "timeout": 2.5}
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [{"DB_POOL_MAX_SIZE": "0"}, {"DB_POOL_MAX_SIZE": "ten"}, {"DB_POOL_MIN_SIZE": "30", "DB_POOL_MAX_SIZE": "20"},
+     {"DB_POOL_TIMEOUT": "0"}, {"DB_POOL_TIMEOUT": "soon"}],
+)
+def test_bad_pool_settings_are_refused_with_their_name(environ):
+    with pytest.raises(env.SettingError, match="DB_POOL_"):
+        env.pool_from_env(environ)
+
+
+@pytest.mark.parametrize("value", ["http://192.168.1.20:8000", "https://arbiter.club.example/"])
+def test_public_url_is_a_base_address(value):
+    assert env.get_public_url("PUBLIC_URL", environ={"PUBLIC_URL": value}) == value.rstrip("/")
+
+
+@pytest.mark.parametrize("value", ["192.168.1.20:8000", "ftp://x", "http://host/path", "http://host:port"])
+def test_bad_public_url_is_refused(value):
+    with pytest.raises(env.SettingError, match="PUBLIC_URL"):
+        env.get_public_url("PUBLIC_URL", environ={"PUBLIC_URL": value})
 
 
 def test_sqlite_url_with_absolute_path():

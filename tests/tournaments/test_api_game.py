@@ -81,7 +81,7 @@ def invalid_word_slip(board, rack, plays, lexicon, tileset, rules):
 
 
 def test_a_whole_game_through_http(api_game, settings):
-    rates = {"slips": "1000/min", "join": "1000/min"}
+    rates = {"slips": "1000/min", "join_failures": "1000/min"}
     settings.REST_FRAMEWORK = {**django_settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
     lexicon = load_lexicon("TWL06", cache_dir=str(django_settings.LEXICON_CACHE_DIR))
     tileset = load_tileset("english")

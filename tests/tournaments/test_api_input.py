@@ -186,15 +186,64 @@ def test_ids_beyond_the_database_range_are_not_found(open_game):
     assert "player" in error["fields"]
 
 
-def test_joining_is_rate_limited_per_address(api_game, settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"slips": "3/min", "join": "2/min"}}
+def _join_rates(settings, **rates):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        "slips": "30/min", "join_failures": "3/min", "join_failures_all": "100/min", **rates}}
+
+
+def test_successful_joins_from_one_address_are_never_slowed(api_game, settings):
+    # A hall behind one address (venue NAT): ten times the failure limit of joins all succeed.
+    _join_rates(settings, join_failures="3/min")
+    game = api_game(players=0)
+    hall = APIClient()
+    for i in range(30):
+        expect(hall.post("/api/join", {"join_code": game.join_code, "name": f"P{i}"}, format="json"), 201)
+
+
+def test_wrong_join_codes_slow_the_address_down(api_game, settings):
+    _join_rates(settings, join_failures="3/min")
     game = api_game(players=0)
     guesser = APIClient()
-    assert_error(guesser.post("/api/join", {"join_code": "AAAAAA", "name": "G"}, format="json"), 404)
-    expect(guesser.post("/api/join", {"join_code": game.join_code, "name": "G"}, format="json"), 201)
+    for code in ("AAAAAA", "BBBBBB", "CCCCCC"):
+        assert_error(guesser.post("/api/join", {"join_code": code, "name": "G"}, format="json"), 404,
+                     "unknown_join_code")
     before = counts()
-    assert_error(guesser.post("/api/join", {"join_code": game.join_code, "name": "H"}, format="json"), 429, "throttled")
+    # Slowed: even the right code is not looked at until the window passes (else a guess would still tell).
+    error = assert_error(guesser.post("/api/join", {"join_code": game.join_code, "name": "H"}, format="json"),
+                         429, "throttled")
+    assert "second" in error["message"]
     assert counts() == before
+    # A forged X-Forwarded-For does not make a new address: no proxy is trusted by default.
+    assert_error(guesser.post("/api/join", {"join_code": "DDDDDD", "name": "G"}, format="json",
+                              HTTP_X_FORWARDED_FOR="203.0.113.9"), 429, "throttled")
+    # Another address is not held up by this one.
+    other = APIClient(REMOTE_ADDR="127.0.0.9")
+    expect(other.post("/api/join", {"join_code": game.join_code, "name": "I"}, format="json"), 201)
+
+
+def test_behind_a_trusted_proxy_the_forwarded_address_counts(api_game, settings):
+    _join_rates(settings, join_failures="2/min")
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    game = api_game(players=0)
+    proxy = APIClient()  # every request reaches the server from the proxy's address
+    for _ in range(2):
+        assert_error(proxy.post("/api/join", {"join_code": "AAAAAA", "name": "G"}, format="json",
+                                HTTP_X_FORWARDED_FOR="198.51.100.7"), 404)
+    assert_error(proxy.post("/api/join", {"join_code": "AAAAAA", "name": "G"}, format="json",
+                            HTTP_X_FORWARDED_FOR="198.51.100.7"), 429, "throttled")
+    # A phone behind the same proxy with its own address joins.
+    expect(proxy.post("/api/join", {"join_code": game.join_code, "name": "J"}, format="json",
+                      HTTP_X_FORWARDED_FOR="198.51.100.8"), 201)
+
+
+def test_wrong_codes_from_many_addresses_are_slowed_together(api_game, settings):
+    _join_rates(settings, join_failures="100/min", join_failures_all="4/min")
+    game = api_game(players=0)
+    for i in range(4):
+        assert_error(APIClient(REMOTE_ADDR=f"127.0.1.{i}").post(
+            "/api/join", {"join_code": "AAAAAA", "name": "G"}, format="json"), 404)
+    assert_error(APIClient(REMOTE_ADDR="127.0.1.99").post(
+        "/api/join", {"join_code": game.join_code, "name": "G"}, format="json"), 429, "throttled")
 
 
 def test_server_errors_and_unknown_paths_under_api_are_json(rf):

@@ -26,7 +26,12 @@ from tournaments.api.authentication import (
 )
 from tournaments.api.parsers import LimitedJSONParser
 from tournaments.api.permissions import IsArbitrator, IsArbitratorOrPlayer, IsPlayer, is_arbitrator, player_of
-from tournaments.api.throttles import AuthRateThrottle, JoinRateThrottle, SlipRateThrottle
+from tournaments.api.throttles import (
+    AuthRateThrottle,
+    JoinFailureAllThrottle,
+    JoinFailureThrottle,
+    SlipRateThrottle,
+)
 from tournaments.errors import Forbidden, NotFound, ServiceError
 from tournaments.models import Game, Player, Round, Slip, Tournament
 from tournaments.services.slips import StaleSlip
@@ -177,14 +182,23 @@ class GamePlayersView(ApiView):
 
 
 class JoinView(ApiView):
+    """Join with the game's code. Only wrong codes count against an address (and against all addresses
+    together): a hall joining through one address is never slowed by its own successful joins."""
+
     authentication_classes: list = []
     permission_classes = [AllowAny]
-    throttle_classes = [JoinRateThrottle]
+    throttle_classes = [JoinFailureThrottle, JoinFailureAllThrottle]
 
     @extend_schema(request=s.JoinSerializer, responses=answers({201: s.RegisteredPlayerSerializer}, 400, 404, 409, 429))
     def post(self, request):
         data = valid(s.JoinSerializer, request)
-        player, token = services.player_join(join_code=data["join_code"], name=data["name"])
+        try:
+            player, token = services.player_join(join_code=data["join_code"], name=data["name"])
+        except NotFound as error:
+            if error.code == "unknown_join_code":
+                for throttle in self.get_throttles():
+                    throttle.record_failure(request, self)
+            raise
         return Response(registered(player, token), status=status.HTTP_201_CREATED)
 
 
