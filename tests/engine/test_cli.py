@@ -4,8 +4,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from engine.board import Board
 from engine.cli import simulate_game
 from engine.lexicon import load_lexicon

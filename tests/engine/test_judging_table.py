@@ -14,8 +14,6 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
-
 from engine.board import Board
 from engine.judging import Slip, judge_slip
 from engine.movegen import Play, generate_plays
