@@ -3,6 +3,7 @@ from django.urls import include, path
 from tournaments.web import views
 
 urlpatterns = [
+    path("", views.home, name="home"),
     path("console/", include("tournaments.web.console_urls")),
     path("join", views.join_page, name="join"),
     path("join/<str:code>", views.join_page, name="join-code"),

@@ -1,13 +1,17 @@
-"""The player's phone page, the join page, the projector, and the live feed they (and the console) follow."""
+"""The home page, the player's phone page, the join page, the projector, and the live feed they (and the
+console) follow."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 
 import segno
+from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
+from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -16,10 +20,24 @@ from django.views.decorators.http import require_GET
 
 from engine.layout import CENTRE, SIZE, STANDARD
 from tournaments import live
-from tournaments.models import Game
+from tournaments.models import Game, Round
 
 LETTERS = "ABCDEFGHIJKLMNO"
 PREMIUM_CLASS = {"W": "tw", "w": "dw", "L": "tl", "l": "dl", ".": ""}
+HOME_GAMES = 30  # at most this many games in play on the home page, the latest first
+NOT_CODE = re.compile(r"[^A-Z0-9]")
+
+
+def public_url(request: HttpRequest, path: str) -> str:
+    """The address of ``path`` (from ``reverse``) that the players' phones can open.
+
+    ``settings.ARBITER_PUBLIC_URL`` (PUBLIC_URL) when set: the console may be open on http://127.0.0.1
+    while phones reach the machine at its address on the club's network. Otherwise the address this
+    request came to. Used for every link and QR code meant for a phone."""
+    base = settings.ARBITER_PUBLIC_URL
+    if base:
+        return base.rstrip("/") + path
+    return request.build_absolute_uri(path)
 
 
 def board_context(rows: list[str] | None, coordinates: str = "rows-letters") -> dict:
@@ -158,6 +176,29 @@ def _page_context(game: Game) -> dict:
 
 
 @require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """The landing page: join a game with its code, the arbitrator's console, the games in play.
+
+    The games are listed with their projector only: a join code is shown by the projector and the console,
+    never here (anyone who can open this page could join any game with it)."""
+    typed = request.GET.get("code")
+    error = ""
+    if typed is not None:
+        code = NOT_CODE.sub("", typed.upper())
+        if code:
+            return redirect("join-code", code=code)
+        error = _("Type the game code.")
+    current = Round.objects.filter(game=OuterRef("pk")).exclude(status=Round.Status.CANCELLED).order_by("-number")
+    games = list(
+        Game.objects.exclude(status=Game.Status.OVER)
+        .select_related("tournament")
+        .annotate(round_number=Subquery(current.values("number")[:1]))
+        .order_by("-created_at", "-pk")[:HOME_GAMES]
+    )
+    return render(request, "home.html", {"games": games, "code_error": error}, status=400 if error else 200)
+
+
+@require_GET
 def join_page(request: HttpRequest, code: str = "") -> HttpResponse:
     """Join a game with its code (typed, or from the QR code that opens /join/<code>)."""
     join_text = {
@@ -181,7 +222,7 @@ def projector_page(request: HttpRequest, game_id: int) -> HttpResponse:
     """The hall's screen: large board, rack, countdown, last top and master, top of the standings."""
     game = _game_or_404(game_id)
     context = _page_context(game)
-    join_url = request.build_absolute_uri(reverse("join-code", args=[game.join_code]))
+    join_url = public_url(request, reverse("join-code", args=[game.join_code]))
     context["join_url"] = join_url
     context["join_qr"] = segno.make(join_url, error="m").svg_inline(scale=6, omitsize=True)
     return render(request, "projector/projector.html", context)

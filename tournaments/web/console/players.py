@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 import segno
 from django.contrib import messages
@@ -15,6 +16,7 @@ from django.views.decorators.http import require_POST
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.web.forms import PlayerForm, PlayerListForm
+from tournaments.web.views import public_url
 
 from . import queries
 from .access import attach_service_error, staff_required
@@ -25,7 +27,14 @@ LIST_LINE = re.compile(r"^\s*(?:(\d+)\s*[,;:\t ]\s*)?(.+?)\s*$")
 
 
 def join_url(request: HttpRequest, code: str) -> str:
-    return request.build_absolute_uri(reverse("join-code", args=[code]))
+    """The join link of the console's QR code: the address phones reach (PUBLIC_URL when set)."""
+    return public_url(request, reverse("join-code", args=[code]))
+
+
+def only_this_machine(url: str) -> bool:
+    """True when ``url`` names this computer (127.x, localhost, ::1): no phone can open it."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host == "localhost" or host.endswith(".localhost") or host.startswith("127.") or host == "::1"
 
 
 def _players_page(request, game, form=None, list_form=None, status=200) -> HttpResponse:
@@ -43,6 +52,7 @@ def _players_page(request, game, form=None, list_form=None, status=200) -> HttpR
         "form": form,
         "list_form": list_form or PlayerListForm(),
         "join_url": url,
+        "join_url_local": only_this_machine(url),
         "join_qr": segno.make(url, error="m").svg_inline(scale=5, omitsize=True, title=_("QR code to join")),
         "breadcrumbs": game_breadcrumbs(game, (_("Players"), None)),
     }, status=status)
@@ -117,6 +127,7 @@ def _player_page(request: HttpRequest, game, player, phone_url: str = "") -> Htt
         "player": player,
         "rows": rows,
         "phone_url": phone_url,
+        "phone_url_local": bool(phone_url) and only_this_machine(phone_url),
         "phone_qr": segno.make(phone_url, error="m").svg_inline(scale=4, omitsize=True, title=_("QR code to play"))
         if phone_url else "",
         "breadcrumbs": game_breadcrumbs(game, (_("Standings"), reverse("console-standings", args=[game.pk])),
@@ -134,5 +145,5 @@ def player_phone_link(request: HttpRequest, game_id: int, player_id: int) -> Htt
     game = queries.game(game_id)
     player = queries.player_of(game, player_id)
     token = services.player_token_reissue(game=game, player=player, actor=request.user)
-    url = request.build_absolute_uri(reverse("phone", args=[game.pk])) + f"#token={token}"
+    url = public_url(request, reverse("phone", args=[game.pk])) + f"#token={token}"
     return _player_page(request, game, player, phone_url=url)
