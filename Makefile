@@ -1,5 +1,9 @@
 # The two commands that do everything: `make run` and `make test`.
+# `make run HOST=0.0.0.0 PORT=8013`: listen on every address (the club's phones on the same Wi-Fi) and on
+# port 8013. HOST is only taken from the command line (some shells export HOST as the machine's name).
 PYTHON ?= python3
+HOST = 127.0.0.1
+PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 
@@ -16,7 +20,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 install: $(VENV)/.installed
 
 run: $(VENV)/.installed
-	$(BIN)/python manage.py rundemo
+	$(BIN)/python manage.py rundemo --host '$(HOST)' --port '$(PORT)'
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest
