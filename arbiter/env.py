@@ -209,4 +209,5 @@ def broker_from_env(name: str, data_dir: Path, environ=os.environ) -> Broker:
         _ = url.port
     except ValueError:
         raise SettingError(name, raw, "a numeric port") from None
-    return Broker(url=raw, transport_options={"visibility_timeout": 3600}, redis_url=raw)
+    return Broker(url=raw, transport_options={"visibility_timeout": 3600, "socket_connect_timeout": 1.0,
+                                              "socket_timeout": 5.0}, redis_url=raw)

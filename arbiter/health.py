@@ -1,4 +1,7 @@
-"""``/healthz``: is the database reachable, is the broker reachable."""
+"""``/healthz``: is the database reachable, is the broker reachable, is the shared cache reachable.
+
+A cache outage is reported (503) with the changes this process could not tell yet; the service keeps
+saving changes meanwhile and serves the pages from the database alone."""
 
 from django.db import connection
 from django.http import JsonResponse
@@ -26,12 +29,32 @@ def _broker_ok() -> tuple[bool, str]:
         return False, f"{type(exc).__name__}: {exc}"
 
 
+def _cache_ok() -> tuple[bool, str]:
+    from django.core.cache import cache
+
+    ping = getattr(cache, "ping", None)
+    if ping is not None:
+        return ping()
+    try:
+        cache.set("healthz", "ok", timeout=10)
+        return cache.get("healthz") == "ok", type(cache).__name__
+    except Exception as exc:
+        return False, f"{type(exc).__name__}: {exc}"
+
+
 def healthz(request):
+    from arbiter.cache import outage
+    from tournaments.live import _untold
+
     db_up, db_detail = _database_ok()
     broker_up, broker_detail = _broker_ok()
+    cache_up, cache_detail = _cache_ok()
+    up = db_up and broker_up and cache_up
     body = {
-        "status": "ok" if db_up and broker_up else "unavailable",
+        "status": "ok" if up else "unavailable",
         "database": {"up": db_up, "detail": db_detail},
         "broker": {"up": broker_up, "detail": broker_detail},
+        "cache": {"up": cache_up, "detail": cache_detail, "failures": outage.failures,
+                  "changes_not_yet_told": len(_untold)},
     }
-    return JsonResponse(body, status=200 if db_up and broker_up else 503)
+    return JsonResponse(body, status=200 if up else 503)

@@ -50,13 +50,43 @@ def _next_version() -> int:
         return 1
 
 
+# Games whose change could not be told (the cache was unreachable): told again as soon as it answers.
+_untold: set[int] = set()
+
+
+def cache_available() -> bool:
+    from arbiter.cache import available
+
+    return available()
+
+
 def _bump(game_id: int) -> None:
-    cache.set(_key(game_id), _next_version(), timeout=None)
+    """Best effort, after the change is saved: a cache failure is logged and the change told later, never
+    turned into an error for the request that saved it."""
+    try:
+        cache.set(_key(game_id), _next_version(), timeout=None)
+    except Exception:  # a cache backend without the resilient wrapper
+        logger.exception("could not tell the change of game %s", game_id)
+        _untold.add(game_id)
+        return
+    if not cache_available():
+        _untold.add(game_id)
+    else:
+        _tell_untold()
+
+
+def _tell_untold() -> None:
+    """Bump the games whose change could not be told during a cache outage (cheap when there are none)."""
+    if not _untold or not cache_available():
+        return
+    for game_id in list(_untold):
+        _untold.discard(game_id)
+        _bump(game_id)
 
 
 def notify_game_changed(game_id: int) -> None:
     """Change the game's version when the current transaction commits (at once outside a transaction)."""
-    transaction.on_commit(lambda: _bump(game_id))
+    transaction.on_commit(lambda: _bump(game_id), robust=True)
 
 
 def game_created(game_id: int) -> None:
@@ -65,6 +95,7 @@ def game_created(game_id: int) -> None:
 
 
 def game_version(game_id: int) -> int:
+    _tell_untold()
     return int(cache.get(_key(game_id)) or 0)
 
 
@@ -80,6 +111,7 @@ WATCH_TICK = 0.1
 SNAPSHOT_TIMEOUT = 600
 SNAPSHOT_BUILD_SECONDS = 5.0
 SNAPSHOT_WAIT_SECONDS = 2.0
+DEGRADED_TICK = 1.0  # without the cache, the watcher reads the database once a second
 STANDINGS_SHOWN = 10
 # Never the join code: the feed is public and game ids are easy to guess; the code is shown in the hall.
 # Nor the count of players: a thousand arrivals must not wake every phone already waiting (it is under
@@ -186,10 +218,36 @@ def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
 
 
 def game_snapshot(game_id: int) -> dict | None:
+    """The snapshot at the current version; a round whose deadline has passed is closed on the way (the
+    deadline is the truth, whoever reads first after it closes the round)."""
+    from tournaments.selectors import overdue
+    from tournaments.services import game_close_if_due
+
+    snapshot = _cached_snapshot(game_id)
+    if snapshot is not None and overdue(snapshot) and game_close_if_due(game_id=game_id):
+        _bump(game_id)  # whatever the close's own notice (at its commit) did, this reader must not get the old one
+        snapshot = _cached_snapshot(game_id)
+    return snapshot
+
+
+def degraded_snapshot(game_id: int) -> dict | None:
+    """Without the cache: the snapshot from the database alone, marked ``degraded`` for the pages."""
+    snapshot = build_snapshot(game_id)
+    if snapshot is None:
+        return None
+    snapshot.pop(PLAYERS, None)
+    snapshot["version"] = 0
+    snapshot["degraded"] = True
+    return snapshot
+
+
+def _cached_snapshot(game_id: int) -> dict | None:
     """The snapshot at the current version, from the shared cache when another process already built it.
 
     After a change a thousand polls may miss the cache at once: one of them builds (a lock in the cache),
     the others wait for its result instead of each opening a database connection."""
+    if not cache_available():
+        return degraded_snapshot(game_id)
     version = game_version(game_id)
     key = _snapshot_key(game_id, version)
     snapshot = cache.get(key)
@@ -237,6 +295,10 @@ def player_view(game_id: int, player_id: int) -> dict | None:
     snapshot = game_snapshot(game_id)
     if snapshot is None:
         return None
+    if snapshot.get("degraded"):
+        built = build_snapshot(game_id) or {}
+        row = built.get(PLAYERS, {}).get(player_id) or {"standing": None, "result": None}
+        return {"version": 0, "last_round": (built.get("last") or {}).get("number"), "degraded": True, **row}
     row = cache.get(_player_key(game_id, snapshot.get("players_digest"), player_id))
     if row is None:  # a player who joined since, or a row evicted from the cache
         row = {"standing": None, "result": None}
@@ -310,14 +372,24 @@ class _Watched:
         self.wake()
 
 
-def snapshot_closing_connections(game_id: int) -> dict | None:
-    """game_snapshot for a thread outside any request: it closes the database connection it opened."""
-    from django.db import connections
-
+def closing_connections(function, *args):
+    """Run ``function`` in a thread outside any request, closing (returning to the pool) the database
+    connection it opened."""
     try:
-        return game_snapshot(game_id)
+        return function(*args)
     finally:
         connections.close_all()
+
+
+def snapshot_closing_connections(game_id: int) -> dict | None:
+    """game_snapshot for a thread outside any request: it closes the database connection it opened."""
+    return closing_connections(game_snapshot, game_id)
+
+
+def close_if_due(game_id: int) -> bool:
+    from tournaments.services import game_close_if_due
+
+    return game_close_if_due(game_id=game_id)
 
 
 class VersionWatcher:
@@ -343,28 +415,45 @@ class VersionWatcher:
         return watched
 
     async def _run(self) -> None:
+        from tournaments.selectors import overdue
+
         while self.games:
+            tick = self.tick
             try:
                 versions = await self._in_thread(game_versions, list(self.games))
+                degraded = not cache_available()
                 for game_id, version in versions.items():
                     watched = self.games.get(game_id)
-                    if watched is None or (watched.version == version and (watched.payload or watched.missing)):
+                    if watched is None:
                         continue
-                    snapshot = await self._in_thread(snapshot_closing_connections, game_id)
-                    # A snapshot one change behind (an overloaded moment) is sent, and asked again next tick.
-                    watched.version = version if snapshot is None else snapshot.get("version", version)
+                    if degraded:
+                        # No versions to follow: the database alone, read once a second.
+                        snapshot = await self._in_thread(closing_connections, degraded_snapshot, game_id)
+                        watched.version = None
+                        tick = DEGRADED_TICK
+                    elif watched.version == version and (watched.payload or watched.missing):
+                        continue
+                    else:
+                        snapshot = await self._in_thread(snapshot_closing_connections, game_id)
+                        # A snapshot one change behind (an overloaded moment) is sent, and asked again next tick.
+                        watched.version = version if snapshot is None else snapshot.get("version", version)
                     if snapshot is None:
                         watched.missing = True
                         watched.wake()
                     else:
                         watched.missing = False
                         watched.publish(snapshot)
+                # The deadline is the truth: listeners of a game whose deadline passed make the close happen,
+                # whether or not a worker is there to do it.
+                for game_id, watched in list(self.games.items()):
+                    if watched.full is not None and overdue(watched.full):
+                        await self._in_thread(closing_connections, close_if_due, game_id)
             except Exception:  # a cache or database hiccup: keep the streams, try again next tick
                 logger.exception("live watcher")
-                await asyncio.sleep(1.0)
+                tick = DEGRADED_TICK
             for game_id in [gid for gid, watched in self.games.items() if watched.listeners <= 0]:
                 del self.games[game_id]
-            await asyncio.sleep(self.tick)
+            await asyncio.sleep(tick)
 
     async def open(self, game_id: int, timeout: float = FIRST_SNAPSHOT_SECONDS) -> _Watched | None:
         """A new listener of the game, once its first snapshot is ready; None when there is no such game."""
@@ -424,7 +513,7 @@ def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_
     version = None
     while time.monotonic() - started < duration:
         current = game_version(game_id)
-        if current != version:
+        if current != version or not cache_available():
             try:
                 snapshot = game_snapshot(game_id)
             finally:

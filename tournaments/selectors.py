@@ -6,6 +6,8 @@ of a closed round carries them.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.core.cache import cache
 from django.utils import timezone
 
@@ -87,13 +89,33 @@ def game_state(*, game: Game) -> dict:
     }
 
 
+def overdue(body: dict, now=None) -> bool:
+    """A live body (or snapshot) that shows an open round whose deadline has passed: it must be closed."""
+    if body.get("round_status") != "open" or not body.get("deadline"):
+        return False
+    deadline = body["deadline"]
+    if isinstance(deadline, str):
+        deadline = datetime.fromisoformat(deadline)
+    return deadline <= (now or timezone.now())
+
+
 def game_live(*, game_id: int) -> dict | None:
     """The cheap polling body: version, status, round, round status, deadline, server time (None: no game).
 
     Served from the cache while the version is unchanged."""
+    body = _live_body(game_id)
+    if body is not None and overdue(body):
+        from tournaments.services import game_close_if_due
+
+        game_close_if_due(game_id=game_id)
+        body = _live_body(game_id, cached=False)  # closed now or by another meanwhile: as the database says
+    return None if body is None else {**body, "server_time": timezone.now().isoformat()}
+
+
+def _live_body(game_id: int, cached: bool = True) -> dict | None:
     version = game_version(game_id)
     key = live_key(game_id, "body", version)
-    body = cache.get(key)
+    body = cache.get(key) if cached else None
     if body is None:
         game = Game.objects.filter(pk=game_id).only("status").first()
         if game is None:
@@ -106,8 +128,9 @@ def game_live(*, game_id: int) -> dict | None:
             "round_status": round.status if round else None,
             "deadline": _iso(round.deadline) if round else None,
         }
-        cache.set(key, body, timeout=300)
-    return {**body, "server_time": timezone.now().isoformat()}
+        if cached:
+            cache.set(key, body, timeout=300)
+    return body
 
 
 def _slip_body(slip: Slip) -> dict:

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "arbiter.middleware.ServiceUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -76,7 +77,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 BROKER = env.broker_from_env("REDIS_URL", data_dir=DATA_DIR)
 if BROKER.redis_url:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": BROKER.redis_url}}
+    # A dead Redis costs a request at most one short connect timeout, then reads as a miss (arbiter/cache.py).
+    CACHES = {
+        "default": {
+            "BACKEND": "arbiter.cache.ResilientRedisCache",
+            "LOCATION": BROKER.redis_url,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2.0},
+        }
+    }
 else:
     # The web server and the worker are separate processes: the embedded cache lives on disk.
     CACHES = {
@@ -89,6 +97,10 @@ else:
 CELERY_BROKER_URL = BROKER.url
 CELERY_BROKER_TRANSPORT_OPTIONS = BROKER.transport_options
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A change is saved first and its task queued after: with the broker down, queuing gives up within about a
+# second (logged; the sweep and the first request after the deadline close the round anyway).
+CELERY_BROKER_CONNECTION_TIMEOUT = 1.0
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

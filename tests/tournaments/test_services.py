@@ -226,7 +226,9 @@ def test_slip_after_the_deadline_is_refused_by_the_server_clock(game, make_playe
                      now=late)
     assert (error.code, error.status) == ("round_closed", 409)
     rnd.refresh_from_db()
-    assert rnd.status == Round.Status.OPEN  # nothing has closed it yet: the deadline alone decides
+    # The deadline alone decides, and the first request after it closes the round: here the late slip.
+    assert rnd.status == Round.Status.CLOSED and rnd.closed_at == late
+    assert Result.objects.get(round=rnd, player=player).slip.key == "k1"
     # Replaying the slip accepted in time is still answered, unchanged.
     slip, created = services.slip_submit(round=rnd, player=player, word="HELLO", ref="H4", score=1, key="k1",
                                          now=late)

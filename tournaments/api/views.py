@@ -17,6 +17,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arbiter.arrival import received_at
 from engine.notation import RefError
 from tournaments import selectors, services
 from tournaments.api import serializers as s
@@ -76,6 +77,14 @@ def get_game(game_id: int) -> Game:
     game = Game.objects.select_related("tournament").filter(pk=game_id).first()
     if game is None:
         raise NotFound("not_found", f"no game {game_id}")
+    return game
+
+
+def read_game(game_id: int) -> Game:
+    """The game for a view that shows it: a round whose deadline has passed is closed first (the deadline
+    is the truth; one indexed query when nothing is due)."""
+    game = get_game(game_id)
+    services.game_close_if_due(game_id=game.pk)
     return game
 
 
@@ -210,7 +219,7 @@ class GameView(ApiView):
 
     @extend_schema(responses=answers({200: s.GameStateSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
-        return Response(selectors.game_state(game=get_game(game_id)))
+        return Response(selectors.game_state(game=read_game(game_id)))
 
 
 class GameEndView(ApiView):
@@ -231,7 +240,7 @@ class GameProgressView(ApiView):
 
     @extend_schema(responses=answers({200: s.ProgressSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
-        game = get_game(game_id)
+        game = read_game(game_id)
         round = selectors.current_round(game)
         if round is None:
             players = list(services.game_players(game))
@@ -265,7 +274,7 @@ class GameMeView(ApiView):
 
     @extend_schema(responses=answers({200: s.MeSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
-        game = get_game(game_id)
+        game = read_game(game_id)
         player = player_of(request)
         round = selectors.current_round(game)
         slip = None
@@ -326,7 +335,7 @@ class RoundView(ApiView):
 
     @extend_schema(responses=answers({200: s.RoundDetailSerializer}, 401, 403, 404))
     def get(self, request, game_id: int, number: int):
-        round = get_round(get_game(game_id), number)
+        round = get_round(read_game(game_id), number)
         return Response(
             selectors.round_detail(round=round, player=player_of(request), arbitrator=is_arbitrator(request.user))
         )
@@ -426,7 +435,7 @@ class SlipsView(ApiView):
         try:
             slip, created = services.slip_submit(
                 round=round, player=player, word=data["word"], ref=ref, score=data.get("score"), key=key,
-                entered_by=entered_by, seq=data.get("seq"),
+                entered_by=entered_by, seq=data.get("seq"), now=received_at(request),
             )
         except StaleSlip as stale:
             # The page shows what the server holds: the held slip, as a 200/201 would have answered it.

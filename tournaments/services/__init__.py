@@ -4,6 +4,7 @@ Views, pages and tasks call these and nothing else to change a tournament, a gam
 """
 
 from .rounds import (
+    game_close_if_due,
     game_end,
     rack_reject,
     round_choose_master,
@@ -27,6 +28,7 @@ from .setup import (
 from .slips import result_override, slip_add, slip_correct, slip_submit
 
 __all__ = [
+    "game_close_if_due",
     "game_create",
     "game_end",
     "game_players",

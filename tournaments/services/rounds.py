@@ -240,13 +240,32 @@ def _schedule_close(round_id: int, deadline: datetime) -> None:
         logger.exception("could not schedule the close of round %s", round_id)
 
 
-def round_close_if_due(*, round_id: int, now: datetime | None = None) -> bool:
-    """Close the round if its deadline has passed and it is still open (what the clock's task does)."""
+def round_close_if_due(*, round_id: int, now: datetime | None = None, wait: bool = True) -> bool:
+    """Close the round if its deadline has passed and it is still open (what the clock's task does).
+
+    ``wait=False``: a close made on the way by a request; when another close holds the round, leave it to
+    that one instead of waiting for it."""
     now = now or timezone.now()
     round = Round.objects.filter(pk=round_id, status=Round.Status.OPEN, deadline__lte=now).first()
     if round is None:
         return False
-    return round_close(round=round, now=now)
+    return round_close(round=round, now=now, wait=wait)
+
+
+def game_close_if_due(*, game_id: int, now: datetime | None = None) -> bool:
+    """The deadline is the truth: whoever comes first after it closes the round, whether the clock's task,
+    the sweep, or a request that reads or writes the game. One indexed query when nothing is due; never
+    waits for a close already under way; a failure is logged, never passed to the request."""
+    now = now or timezone.now()
+    round_id = (Round.objects.filter(game_id=game_id, status=Round.Status.OPEN, deadline__lte=now)
+                .values_list("pk", flat=True).first())
+    if round_id is None:
+        return False
+    try:
+        return round_close_if_due(round_id=round_id, now=now, wait=False)
+    except Exception:
+        logger.exception("could not close round %s on the way", round_id)
+        return False
 
 
 def rounds_close_overdue(*, now: datetime | None = None) -> int:
@@ -266,12 +285,14 @@ def rounds_close_overdue(*, now: datetime | None = None) -> int:
 # Close
 
 
-def round_close(*, round: Round, actor=None, now: datetime | None = None) -> bool:
+def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: bool = True) -> bool:
     """Close the round: judge every slip, record results, place the master, keep the unplayed letters.
 
     The transition is claimed by a conditional update, so of two simultaneous closes only one judges;
-    return True if this call closed the round. A round where no play is possible is cancelled: its
-    letters go back into the bag and the next draw has the same number (§3.6).
+    return True if this call closed the round. ``wait=False``: when the round's row is locked (another
+    close under way, or a slip being written) return False at once instead of waiting. A round where no
+    play is possible is cancelled: its letters go back into the bag and the next draw has the same
+    number (§3.6).
     """
     now = now or timezone.now()
     current = Round.objects.get(pk=round.pk)
@@ -280,6 +301,8 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None) -> boo
     if not current.tops_ready:
         current = round_compute_tops(round=current)
     with transaction.atomic():
+        if not wait and not Round.objects.select_for_update(skip_locked=True).filter(pk=round.pk).exists():
+            return False
         claimed = Round.objects.filter(pk=round.pk, status__in=[Round.Status.DRAWN, Round.Status.OPEN]).update(
             status=Round.Status.CLOSED, closed_at=now
         )

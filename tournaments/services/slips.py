@@ -14,7 +14,7 @@ from tournaments.live import notify_game_changed
 from tournaments.models import Game, Player, Result, Round, Slip
 
 from .common import log, setting_of
-from .rounds import judge
+from .rounds import judge, round_close_if_due
 
 MAX_KEY_LENGTH = 100
 MAX_REF_LENGTH = 8  # the longest way to write a reference with spaces kept: "1 5 H"
@@ -76,8 +76,13 @@ def slip_submit(
     now: datetime | None = None, entered_by=None, seq: int | None = None,
 ) -> tuple[Slip, bool]:
     """Hand in a slip; return (slip, created). The same key again returns the first slip unchanged; a new
-    key replaces the player's earlier slip (kept, linked). Accepted only while the round is open and the
-    server's time is not past the stored deadline, whether or not the close has run: else 409 round_closed.
+    key replaces the player's earlier slip (kept, linked).
+
+    ``now`` is the slip's arrival (arbiter.arrival.received_at: stamped before any queue in the server).
+    A slip is in time when it arrived before the deadline and before the round was closed: it is accepted
+    even when it is served after the close (a crowd at the deadline), and then judged at once, its result
+    replacing the one the close wrote. Else 409 round_closed; a slip arriving past the deadline of a round
+    still open closes it (whoever comes first after the deadline closes the round).
 
     ``seq`` is the order in which the device made its slips. A new key whose seq is lower than the held
     slip's was made before it (a request delayed on the network): it is refused with 409 stale_slip
@@ -92,6 +97,8 @@ def slip_submit(
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ):
         raise ServiceError("bad_seq", f"seq is a whole number from 0 to {MAX_SEQ}", fields={"seq": ["out of range"]})
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
+    if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
+        round_close_if_due(round_id=round.pk, now=now, wait=False)
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round.pk)
         mine = {s.key: s for s in Slip.objects.filter(round=locked, player=player).filter(Q(key=key) | Q(current=True))}
@@ -102,7 +109,7 @@ def slip_submit(
             return existing, False
         if locked.status == Round.Status.DRAWN:
             raise Conflict("round_not_open", "the round has not started yet")
-        if locked.status != Round.Status.OPEN or locked.deadline is None or now > locked.deadline:
+        if not _in_time(locked, now):
             raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed")
         previous = next((s for s in mine.values() if s.current), None)
         if previous is not None and seq is not None and previous.seq is not None and seq < previous.seq:
@@ -117,9 +124,42 @@ def slip_submit(
         if entered_by is not None or previous is not None:
             log(game=round.game, round=locked, slip=slip, player=player, action="slip_enter" if previous is None
                 else "slip_replace", actor=entered_by, before=_slip_dict(previous), after=_slip_dict(slip))
-        if previous is None:
+        if locked.status == Round.Status.CLOSED:
+            _judge_served_after_close(locked, player, slip)
+            notify_game_changed(round.game_id)
+        elif previous is None:
             notify_game_changed(round.game_id)
     return slip, True
+
+
+def _in_time(round: Round, arrived: datetime) -> bool:
+    """Arrived before the deadline and before the round was closed (the arbitrator may close it early)."""
+    if round.status not in (Round.Status.OPEN, Round.Status.CLOSED) or round.deadline is None:
+        return False
+    if arrived > round.deadline:
+        return False
+    return round.status == Round.Status.OPEN or (round.closed_at is not None and arrived <= round.closed_at)
+
+
+def _judge_served_after_close(round: Round, player: Player, slip: Slip) -> None:
+    """A slip that arrived in time but was served after the close: judged now, its result replaces the one
+    the close wrote (``no_slip`` or the player's earlier slip), logged."""
+    tournament = round.game.tournament
+    judgement = judge(setting_of(tournament), round, slip)
+    fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
+              "message": judgement.message[:300]}
+    result = Result.objects.select_for_update().filter(round=round, player=player).first()
+    before = _result_dict(result)
+    if result is None:
+        result = Result.objects.create(round=round, player=player, **fields)
+    else:
+        for name, value in fields.items():
+            setattr(result, name, value)
+        result.save()
+    log(game=round.game, round=round, slip=slip, player=player, action="slip_judged_late",
+        before={"result": before}, after={"slip": _slip_dict(slip), "result": _result_dict(result),
+                                          "received_at": slip.received_at.isoformat()},
+        reason="arrived before the deadline, served after the close")
 
 
 def _slip_dict(slip: Slip | None) -> dict | None:
