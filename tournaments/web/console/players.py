@@ -6,6 +6,7 @@ import re
 from urllib.parse import urlsplit
 
 import segno
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -32,7 +33,10 @@ def join_url(request: HttpRequest, code: str) -> str:
 
 
 def only_this_machine(url: str) -> bool:
-    """True when ``url`` names this computer (127.x, localhost, ::1): no phone can open it."""
+    """True when ``url`` names this computer (127.x, localhost, ::1), so that no phone can open it, and the
+    address was not given as PUBLIC_URL (given, it is trusted)."""
+    if settings.ARBITER_PUBLIC_URL:
+        return False
     host = (urlsplit(url).hostname or "").lower()
     return host == "localhost" or host.endswith(".localhost") or host.startswith("127.") or host == "::1"
 
