@@ -1,6 +1,10 @@
 """Celery tasks: each takes ids, calls one service, and is safe to run twice."""
 
+import logging
+
 from celery import shared_task
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="tournaments.tasks.ping")
@@ -33,7 +37,7 @@ def close_round(round_id: int) -> bool:
     from tournaments.models import Round
     from tournaments.services import round_close_if_due
 
-    round = Round.objects.filter(pk=round_id, status=Round.Status.OPEN).only("deadline").first()
+    round = Round.objects.filter(pk=round_id, status=Round.Status.OPEN).only("deadline", "game_id").first()
     if round is None:
         return False
     now = timezone.now()
@@ -41,7 +45,20 @@ def close_round(round_id: int) -> bool:
         close_round.apply_async(args=[round_id], countdown=max(0.05, (round.deadline - now + timedelta(
             milliseconds=20)).total_seconds()))
         return False
-    return round_close_if_due(round_id=round_id, now=now)
+    closed = round_close_if_due(round_id=round_id, now=now)
+    if closed:
+        _warm_snapshot(round.game_id)
+    return closed
+
+
+def _warm_snapshot(game_id: int) -> None:
+    """Build the pages' snapshot of the closed round at once, so the live streams find it ready."""
+    from tournaments.live import game_snapshot
+
+    try:
+        game_snapshot(game_id)
+    except Exception:  # only a head start: the streams build it themselves otherwise
+        logger.exception("could not build the snapshot of game %s after its close", game_id)
 
 
 @shared_task(name="tournaments.tasks.sweep_overdue_rounds")

@@ -345,7 +345,7 @@ def _bag_exhausted(game: Game, next_number: int) -> bool:
     return game_is_over(list(game.bag), game.kept, setting.tileset, setting.rules, round_number=next_number)
 
 
-def judge(setting, round: Round, slip: Slip | None):
+def judge(setting, round: Round, slip: Slip | None, board=None):
     """The engine's judgement of one player's slip in this round (``no_slip`` without one)."""
     from engine.board import Board
     from engine.judging import Slip as EngineSlip
@@ -354,7 +354,7 @@ def judge(setting, round: Round, slip: Slip | None):
     if slip is None:
         return zero("no_slip")
     return judge_slip(
-        Board.from_rows(round.board),
+        board if board is not None else Board.from_rows(round.board),
         round.rack,
         round.number,
         EngineSlip(slip.word, slip.ref or None, slip.claimed),
@@ -366,15 +366,24 @@ def judge(setting, round: Round, slip: Slip | None):
 
 
 def _judge_all(game: Game, round: Round) -> None:
+    """Judge every player's slip. A hall hands in the same few plays many times: each distinct slip
+    (word, reference, score) is judged once, on one board."""
+    from engine.board import Board
+
     setting = setting_of(game.tournament)
+    board = Board.from_rows(round.board)
     slips = {s.player_id: s for s in Slip.objects.filter(round=round, current=True)}
     already = set(Result.objects.filter(round=round).values_list("player_id", flat=True))
     results = []
-    for player in game_players(game):
+    judged: dict[tuple, object] = {}
+    for player in game_players(game).only("pk"):
         if player.pk in already:  # arrived after the close started: written as absent
             continue
         slip = slips.get(player.pk)
-        judgement = judge(setting, round, slip)
+        content = None if slip is None else (slip.word, slip.ref, slip.claimed)
+        judgement = judged.get(content)
+        if judgement is None:
+            judgement = judged[content] = judge(setting, round, slip, board=board)
         results.append(
             Result(round=round, player=player, slip=slip, paid=judgement.paid, outcome=judgement.outcome,
                    reason=judgement.reason, message=judgement.message[:300])

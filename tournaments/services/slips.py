@@ -90,7 +90,8 @@ def slip_submit(
     one, replaces as above.
     """
     now = now or timezone.now()  # the time received, before any wait for the round's lock
-    round = Round.objects.select_related("game__tournament").get(pk=round.pk)
+    if "game" not in round._state.fields_cache or "tournament" not in round.game._state.fields_cache:
+        round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     player = _check_player(round, player)
     if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_LENGTH:
         raise ServiceError("bad_key", f"a slip needs a key of 1 to {MAX_KEY_LENGTH} characters", fields={"key": ["bad"]})
@@ -100,7 +101,7 @@ def slip_submit(
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
     with transaction.atomic():
-        locked = Round.objects.select_for_update().get(pk=round.pk)
+        locked = _lock_round_for_slip(round.pk, player)
         mine = {s.key: s for s in Slip.objects.filter(round=locked, player=player).filter(Q(key=key) | Q(current=True))}
         existing = mine.get(key)
         if existing is not None:
@@ -130,6 +131,21 @@ def slip_submit(
         elif previous is None:
             notify_game_changed(round.game_id)
     return slip, True
+
+
+def _lock_round_for_slip(round_id: int, player: Player) -> Round:
+    """Lock the round against a close while this slip is written, and the player against their own other
+    slips. On PostgreSQL the round is locked FOR SHARE: slips of different players are written side by
+    side, and the close's conditional update (which needs the row exclusively) waits for those under way,
+    while slips arriving meanwhile wait for the close and then see it. Elsewhere the round is locked
+    whole (SQLite writes one transaction at a time anyway)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return Round.objects.select_for_update().get(pk=round_id)
+    list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk", flat=True))
+    table = Round._meta.db_table
+    return Round.objects.raw(f'SELECT * FROM "{table}" WHERE "id" = %s FOR SHARE', [round_id])[0]
 
 
 def _in_time(round: Round, arrived: datetime) -> bool:
