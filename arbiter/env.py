@@ -129,7 +129,7 @@ def get_secret_key(name: str, debug: bool, environ=os.environ) -> str:
     return value
 
 
-def database_from_url(name: str, default_sqlite: Path, environ=os.environ) -> dict:
+def database_from_url(name: str, default_sqlite: Path, environ=os.environ, pool: dict | None = None) -> dict:
     """A Django DATABASES entry from ``postgres://user:pass@host:port/db`` or ``sqlite:///path``.
 
     PostgreSQL connections come from a bounded pool per process (psycopg's, through Django), returned at
@@ -158,7 +158,7 @@ def database_from_url(name: str, default_sqlite: Path, environ=os.environ) -> di
             "HOST": url.hostname or "",
             "PORT": str(port or ""),
             "CONN_MAX_AGE": 0,
-            "OPTIONS": {**options, "pool": pool_from_env(environ)},
+            "OPTIONS": {**options, "pool": pool or pool_options(2, 10, 10.0)},
         }
     if url.scheme == "sqlite":
         # sqlite:///relative/path or sqlite:////absolute/path, as SQLAlchemy spells them.
@@ -169,13 +169,11 @@ def database_from_url(name: str, default_sqlite: Path, environ=os.environ) -> di
     raise SettingError(name, raw, "a postgres:// or sqlite:/// URL")
 
 
-def pool_from_env(environ=os.environ) -> dict:
-    """psycopg pool options from DB_POOL_MIN_SIZE, DB_POOL_MAX_SIZE and DB_POOL_TIMEOUT."""
-    max_size = get_int("DB_POOL_MAX_SIZE", 10, minimum=1, environ=environ)
-    min_size = get_int("DB_POOL_MIN_SIZE", min(2, max_size), minimum=0, environ=environ)
+def pool_options(min_size: int, max_size: int, timeout: float) -> dict:
+    """psycopg pool options (DB_POOL_MIN_SIZE, DB_POOL_MAX_SIZE, DB_POOL_TIMEOUT), checked together."""
     if min_size > max_size:
         raise SettingError("DB_POOL_MIN_SIZE", str(min_size), f"at most DB_POOL_MAX_SIZE ({max_size})")
-    return {"min_size": min_size, "max_size": max_size, "timeout": get_seconds("DB_POOL_TIMEOUT", 10.0, environ)}
+    return {"min_size": min_size, "max_size": max_size, "timeout": timeout}
 
 
 @dataclass(frozen=True)

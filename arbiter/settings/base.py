@@ -69,7 +69,15 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": env.database_from_url("DATABASE_URL", default_sqlite=DATA_DIR / "arbiter.sqlite3")}
+# PostgreSQL connections: a bounded pool per process (see arbiter.env.database_from_url and docker/README.md).
+DB_POOL = env.pool_options(
+    min_size=env.get_int("DB_POOL_MIN_SIZE", 2),
+    max_size=env.get_int("DB_POOL_MAX_SIZE", 10, minimum=1),
+    timeout=env.get_seconds("DB_POOL_TIMEOUT", 10.0),
+)
+DATABASES = {
+    "default": env.database_from_url("DATABASE_URL", default_sqlite=DATA_DIR / "arbiter.sqlite3", pool=DB_POOL)
+}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Several processes (web and worker) share the embedded database: wait for locks instead of failing.
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}

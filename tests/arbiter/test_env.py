@@ -26,9 +26,19 @@ def test_postgres_url_is_split_into_django_fields():
     assert db["CONN_MAX_AGE"] == 0  # connections go back to the pool after each request (ASGI)
 
 
+def _pool(environ: dict) -> dict:
+    return env.pool_options(
+        min_size=env.get_int("DB_POOL_MIN_SIZE", 2, environ=environ),
+        max_size=env.get_int("DB_POOL_MAX_SIZE", 10, minimum=1, environ=environ),
+        timeout=env.get_seconds("DB_POOL_TIMEOUT", 10.0, environ=environ),
+    )
+
+
 def test_pool_size_and_wait_come_from_the_environment():
-    pool = env.pool_from_env({"DB_POOL_MIN_SIZE": "4", "DB_POOL_MAX_SIZE": "20", "DB_POOL_TIMEOUT": "2.5"})
+    pool = _pool({"DB_POOL_MIN_SIZE": "4", "DB_POOL_MAX_SIZE": "20", "DB_POOL_TIMEOUT": "2.5"})
     assert pool == {"min_size": 4, "max_size": 20, "timeout": 2.5}
+    db = env.database_from_url("DATABASE_URL", Path("x"), environ={"DATABASE_URL": "postgres://h/db"}, pool=pool)
+    assert db["OPTIONS"]["pool"] == pool
 
 
 @pytest.mark.parametrize(
@@ -38,7 +48,7 @@ def test_pool_size_and_wait_come_from_the_environment():
 )
 def test_bad_pool_settings_are_refused_with_their_name(environ):
     with pytest.raises(env.SettingError, match="DB_POOL_"):
-        env.pool_from_env(environ)
+        _pool(environ)
 
 
 @pytest.mark.parametrize("value", ["http://192.168.1.20:8000", "https://arbiter.club.example/"])
