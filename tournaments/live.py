@@ -236,9 +236,21 @@ def degraded_snapshot(game_id: int) -> dict | None:
     if snapshot is None:
         return None
     snapshot.pop(PLAYERS, None)
-    snapshot["version"] = 0
     snapshot["degraded"] = True
+    # No version counter without the cache: the content's digest stands for it (pages compare versions).
+    snapshot["version"] = "db-" + hashlib.sha256(_snapshot_json(snapshot).encode()).hexdigest()[:16]
     return snapshot
+
+
+def clock_version(game_id: int):
+    """The version the pages' clock poll compares: the counter, or without the cache the digest of the
+    state read from the database (None: no such game)."""
+    if cache_available():
+        version = game_version(game_id)
+        if cache_available():
+            return version
+    snapshot = degraded_snapshot(game_id)
+    return None if snapshot is None else snapshot["version"]
 
 
 def _cached_snapshot(game_id: int) -> dict | None:
@@ -298,7 +310,8 @@ def player_view(game_id: int, player_id: int) -> dict | None:
     if snapshot.get("degraded"):
         built = build_snapshot(game_id) or {}
         row = built.get(PLAYERS, {}).get(player_id) or {"standing": None, "result": None}
-        return {"version": 0, "last_round": (built.get("last") or {}).get("number"), "degraded": True, **row}
+        return {"version": snapshot["version"], "last_round": (built.get("last") or {}).get("number"),
+                "degraded": True, **row}
     row = cache.get(_player_key(game_id, snapshot.get("players_digest"), player_id))
     if row is None:  # a player who joined since, or a row evicted from the cache
         row = {"standing": None, "result": None}

@@ -35,6 +35,21 @@ function guardConfirms(root) {
   });
 }
 
+// A line at the top of the page while the server works without its cache (it says so in /live).
+function showNotice(text) {
+  let notice = document.getElementById("live-notice");
+  if (!text && !notice) return;
+  if (!notice) {
+    notice = document.createElement("p");
+    notice.id = "live-notice";
+    notice.className = "notice warn";
+    notice.setAttribute("role", "status");
+    document.body.prepend(notice);
+  }
+  notice.textContent = text;
+  notice.hidden = !text;
+}
+
 // Ask the game's version every second (it changes with every rack, start, slip count, close, master,
 // correction, end); `onChange(info)` runs when it moves.
 function followGame(gameId, onChange) {
@@ -48,6 +63,7 @@ function followGame(gameId, onChange) {
       if (res.ok) {
         const info = await res.json();
         serverClock.addSample(serverMsOf(info), sentAt, receivedAt);
+        showNotice(info.degraded ? info.notice : "");
         if (version !== null && info.version !== version) await onChange(info);
         version = info.version;
       }

@@ -34,6 +34,8 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
     if (!info || stopped) return;
     if (info.version === lastVersion) return;
     lastVersion = info.version;
+    // Without the server's cache the state comes from its database alone, a little slower: say so.
+    if (info.degraded) status("degraded");
     try {
       onChange(info);
     } catch (err) {
@@ -88,7 +90,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
         first = false;
       }
       failures = 0;
-      status("live");
+      status(info.degraded ? "degraded" : "live");
       deliver(info);
     });
     source.onerror = () => {

@@ -90,4 +90,10 @@ function render(info) {
 
 const initial = JSON.parse($("page-snapshot").textContent || "{}");
 if (initial && initial.game) render(initial);
-subscribe(config.game, render, { progress: true });
+subscribe(config.game, render, {
+  progress: true,
+  onStatus: (s) => {
+    const notice = $("conn");
+    if (notice) notice.textContent = s === "degraded" ? T.degraded : "";
+  },
+});

@@ -133,6 +133,7 @@ def phone_texts() -> dict[str, str]:
         "reconnecting": _("reconnecting…"),
         "offline": _("offline: retrying"),
         "polling": _("live (polling)"),
+        "degraded": _("Live updates are slower for a moment: the server reads the database directly. Every slip is kept."),
         "not_joined": _("You have not joined this game on this device."),
         "bag": _("Bag"),
         "table": _("table %(n)s"),
@@ -240,9 +241,11 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
     if request.GET.get("clock"):
         # Asked every second by the console and every minute by each phone: the cache answers, the
         # database only for a game that never changed (or does not exist).
-        version = live.game_version(game_id)
+        version = live.clock_version(game_id)
         if not version and not Game.objects.filter(pk=game_id).exists():
             raise Http404
+        if not live.cache_available():
+            return JsonResponse({**stamp, "version": version, "degraded": True, "notice": phone_texts()["degraded"]})
         return JsonResponse({**stamp, "version": version})
     snapshot = live.game_snapshot(game_id)
     if snapshot is None:
