@@ -151,7 +151,7 @@ def build_snapshot(game_id: int) -> dict | None:
     last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
     progress = {"round": None, "received": None, "players": state.get("players")}
     if current is not None and current.status == Round.Status.OPEN:
-        counts = selectors.round_progress(round=current)
+        counts = selectors.round_counts(round=current)
         progress = {"round": current.number, "received": counts["received"], "players": counts["players"]}
     last, rows, players = _scores(game, last_closed)
     if last is None:

@@ -189,6 +189,13 @@ def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool
     return body
 
 
+def round_counts(*, round: Round) -> dict:
+    """How many slips are in, out of how many players: two counts, no rows (the live snapshot is built
+    again at every first slip of a player, a hundred times a second at a festival's deadline)."""
+    received = Slip.objects.filter(round=round, current=True).count()
+    return {"received": received, "players": game_players(round.game).count()}
+
+
 def round_progress(*, round: Round) -> dict:
     """How many slips are in and who is missing, never their content."""
     players = list(game_players(round.game))
