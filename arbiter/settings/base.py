@@ -90,7 +90,7 @@ if BROKER.redis_url:
         "default": {
             "BACKEND": "arbiter.cache.ResilientRedisCache",
             "LOCATION": BROKER.redis_url,
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 2.0},
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
 else:

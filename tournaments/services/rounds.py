@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import random
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -166,13 +168,31 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
     return list(game.pending_rejected)
 
 
+_sender: ThreadPoolExecutor | None = None
+_sender_pid: int | None = None
+
+
+def _send_in_background(send, what: str) -> None:
+    """Queue a task from a thread of its own, after the change was saved and answered: a broker that is
+    down or hung never holds a request. A task that cannot be queued is logged; nothing depends on it
+    alone (the close computes missing tops, the sweep and the first request after the deadline close)."""
+    global _sender, _sender_pid
+    if _sender is None or _sender_pid != os.getpid():  # one per process (Celery's workers are forked)
+        _sender, _sender_pid = ThreadPoolExecutor(max_workers=1, thread_name_prefix="task-sender"), os.getpid()
+
+    def run():
+        try:
+            send()
+        except Exception:
+            logger.exception("could not queue %s", what)
+
+    _sender.submit(run)
+
+
 def _schedule_tops(round_id: int) -> None:
     from tournaments.tasks import compute_tops
 
-    try:
-        compute_tops.delay(round_id)
-    except Exception:  # the broker is down: the close computes the tops itself
-        logger.exception("could not queue the tops of round %s", round_id)
+    _send_in_background(lambda: compute_tops.delay(round_id), f"the tops of round {round_id}")
 
 
 def round_compute_tops(*, round: Round) -> Round:
@@ -234,10 +254,8 @@ def round_start(*, round: Round, actor=None, now: datetime | None = None) -> Rou
 def _schedule_close(round_id: int, deadline: datetime) -> None:
     from tournaments.tasks import close_round
 
-    try:
-        close_round.apply_async(args=[round_id], eta=deadline)
-    except Exception:  # the broker is down: the periodic sweep closes the round
-        logger.exception("could not schedule the close of round %s", round_id)
+    _send_in_background(lambda: close_round.apply_async(args=[round_id], eta=deadline),
+                        f"the close of round {round_id}")
 
 
 def round_close_if_due(*, round_id: int, now: datetime | None = None, wait: bool = True) -> bool:
