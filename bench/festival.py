@@ -369,54 +369,64 @@ def log_errors(logs: Path) -> list[str]:
 
 
 class CpuAccount:
-    """CPU time of the bench's process groups, of PostgreSQL and Redis (every one of their processes on the
-    machine) and of the whole machine, between two snapshots: where the cores went while the slips came in.
-    Linux /proc only; empty elsewhere."""
+    """CPU time between two snapshots: the bench's process groups (and each web process), PostgreSQL and Redis
+    (every one of their processes on the machine), this client, every other process, and the kernel's
+    interrupt work. Linux /proc only."""
 
     TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    OTHER = "other processes on the machine"
 
     def __init__(self, groups: dict[str, int]):
         self.groups = groups  # name -> process group id
-        self.marks: list[tuple[float, dict, float]] = []
+        self.marks: list[tuple[float, dict, tuple]] = []
+
+    @staticmethod
+    def _stat(path: Path):
+        text = path.read_text()
+        fields = text[text.rindex(")") + 2:].split()
+        return text[text.index("(") + 1:text.rindex(")")], int(fields[2]), int(fields[11]) + int(fields[12])
 
     def snapshot(self) -> None:
         per: dict[str, dict[int, float]] = defaultdict(dict)
         by_group = {pgid: name for name, pgid in self.groups.items()}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
-                text = stat.read_text()
-            except OSError:
+                comm, pgrp, ticks = self._stat(stat)
+            except (OSError, ValueError, IndexError):
                 continue
-            comm = text[text.index("(") + 1:text.rindex(")")]
-            fields = text[text.rindex(")") + 2:].split()
-            pid, pgrp = int(stat.parent.name), int(fields[2])
-            used = (int(fields[11]) + int(fields[12])) / self.TICK
-            if pid == os.getpid():
-                per["this client"][pid] = used
-            elif pgrp in by_group:
-                per[by_group[pgrp]][pid] = used
-            elif comm.startswith("postgres"):
-                per["postgres (every database)"][pid] = used
-            elif comm.startswith("redis"):
-                per["redis"][pid] = used
+            pid = int(stat.parent.name)
+            name = ("this client" if pid == os.getpid() else by_group.get(pgrp) or
+                    ("postgres (every database)" if comm.startswith("postgres") else
+                     "redis" if comm.startswith("redis") else self.OTHER))
+            per[name][pid] = ticks / self.TICK
         try:
             cpu = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-            busy = (sum(cpu[:8]) - cpu[3] - cpu[4]) / self.TICK
+            machine = ((sum(cpu[:8]) - cpu[3] - cpu[4]) / self.TICK, (cpu[5] + cpu[6]) / self.TICK)
         except (OSError, ValueError, IndexError):
-            busy = float("nan")
-        self.marks.append((time.monotonic(), per, busy))
+            machine = (float("nan"), float("nan"))
+        self.marks.append((time.monotonic(), per, machine))
+
+    def used(self) -> tuple[float, dict[str, float], dict[int, float], float, float]:
+        (t0, a, (busy0, irq0)), (t1, b, (busy1, irq1)) = self.marks[0], self.marks[-1]
+        wall = t1 - t0
+        used = {name: sum(v - a.get(name, {}).get(pid, 0.0) for pid, v in pids.items()) / wall
+                for name, pids in b.items()}
+        web = {pid: (v - a.get("web", {}).get(pid, 0.0)) / wall for pid, v in b.get("web", {}).items()}
+        return wall, used, web, (busy1 - busy0) / wall, (irq1 - irq0) / wall
+
+    def others(self) -> float:
+        return self.used()[1].get(self.OTHER, 0.0) if len(self.marks) > 1 else float("nan")
 
     def summary(self) -> str:
         if len(self.marks) < 2:
             return "not measured"
-        (t0, a, busy0), (t1, b, busy1) = self.marks[0], self.marks[-1]
-        wall = t1 - t0
-        used = {name: sum(v - a.get(name, {}).get(pid, 0.0) for pid, v in pids.items()) for name, pids in b.items()}
-        known = sum(used.values())
-        parts = [f"{name} {value / wall:.2f}" for name, value in sorted(used.items(), key=lambda kv: -kv[1])]
-        parts.append(f"everything else on the machine {max(0.0, busy1 - busy0 - known) / wall:.2f}")
+        wall, used, web, busy, irq = self.used()
+        parts = [f"{name} {value:.2f}" for name, value in sorted(used.items(), key=lambda kv: -kv[1])]
+        parts.append(f"kernel interrupts {irq:.2f}")
+        parts.append(f"unaccounted (processes that came and went, ...) {max(0.0, busy - sum(used.values()) - irq):.2f}")
+        processes = ", ".join(f"{v:.2f}" for _, v in sorted(web.items()) if v >= 0.01)
         return (f"over {wall:.1f} s, in cores: " + ", ".join(parts) +
-                f"; the machine busy {(busy1 - busy0) / wall:.2f} of {os.cpu_count()}")
+                f"; the machine busy {busy:.2f} of {os.cpu_count()}; web by process: {processes}")
 
 
 def machine_busy(seconds: float = 2.0) -> float:
@@ -467,8 +477,9 @@ class DatabaseWatch:
     """Samples pg_stat_activity of the bench database (one connection of its own): where the server's
     connections are while the slips arrive and the round closes."""
 
-    def __init__(self, pg_base: str, database: str):
+    def __init__(self, pg_base: str, database: str, web_pgid: int | None = None):
         self.url, self.database = f"{pg_base}/postgres", database
+        self.web_pgid, self.web_pids = web_pgid, None
         self.samples: list[tuple[float, Counter, Counter]] = []
         self.error: str | None = None
         self.conn = None
@@ -488,7 +499,27 @@ class DatabaseWatch:
         states = Counter(state or "?" for state, _, _ in rows)
         states["all"] = len(rows)
         states["waiting on a lock"] = sum(1 for _, wait, _ in rows if wait == "Lock")
+        states["web threads"] = self.web_threads()
         self.samples.append((time.time(), states, Counter(q for _, wait, q in rows if wait == "Lock")))
+
+    def web_threads(self) -> int:
+        """Threads of the web processes: Django runs each request's view in a thread of its own under ASGI."""
+        if self.web_pids is None and self.web_pgid:
+            self.web_pids = []
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                try:
+                    text = stat.read_text()
+                    if int(text[text.rindex(")") + 2:].split()[2]) == self.web_pgid:
+                        self.web_pids.append(stat.parent.name)
+                except (OSError, ValueError, IndexError):
+                    pass
+        total = 0
+        for pid in self.web_pids or []:
+            try:
+                total += int(re.search(r"Threads:\s+(\d+)", Path(f"/proc/{pid}/status").read_text()).group(1))
+            except (OSError, AttributeError):
+                pass
+        return total
 
     async def run(self, start: float, stop: asyncio.Event, until: float) -> None:
         await asyncio.sleep(max(0.0, start - time.time()))
@@ -505,7 +536,7 @@ class DatabaseWatch:
         if not self.samples:
             return f"no samples ({self.error or 'none taken'})"
         peak = {key: max(s[key] for _, s, _ in self.samples) for key in
-                ("all", "active", "idle", "idle in transaction", "waiting on a lock")}
+                ("all", "active", "idle", "idle in transaction", "waiting on a lock", "web threads")}
         waiting = Counter()
         for _, _, queries in self.samples:
             waiting.update(queries)
@@ -513,7 +544,8 @@ class DatabaseWatch:
         text = (f"{len(self.samples)} samples from deadline {self.samples[0][0] - deadline:+.1f} s to "
                 f"{self.samples[-1][0] - deadline:+.1f} s; peak connections {peak['all']} (active {peak['active']}, "
                 f"idle {peak['idle']}, idle in transaction {peak['idle in transaction']}), peak waiting on a lock "
-                f"{peak['waiting on a lock']} (at deadline {worst[0] - deadline:+.1f} s)")
+                f"{peak['waiting on a lock']} (at deadline {worst[0] - deadline:+.1f} s); web processes' threads at "
+                f"their peak {peak['web threads']}")
         if waiting:
             query, n = waiting.most_common(1)[0]
             text += f"; most seen waiting: {query!r} ({n} sightings)"
@@ -865,6 +897,7 @@ async def festival(args, port: int, password: str, services: Services, db_check,
     before = await api.call("GET", f"/api/games/{game_id}/rounds/1")
     plan = await asyncio.to_thread(slip_plan, joined, drawn["rack"], before["board"], rng)
     kinds = Counter(p.kind for p in joined)
+    start_sent = time.time()
     started = await api.call("POST", f"/api/games/{game_id}/rounds/1/start")
     start_answered = time.time()
     deadline = iso_time(started["deadline"])
@@ -938,6 +971,11 @@ async def festival(args, port: int, password: str, services: Services, db_check,
           f"not accepted: {len(joined) - len(accepted)} ({counts(Counter(p.final for p in joined if p.final != 'accepted'))})")
     print(f"  answers: {counts(statuses)}")
     print(f"  5xx: {five}; 409 by code: {counts(conflicts)} (of which sent before the deadline: {counts(conflicts_in_time)})")
+    early_409 = sorted((a[0] - deadline, a[1] - deadline, a[3]) for a in attempts if a[2] == 409 and a[4])
+    if early_409:
+        print("  409 to requests sent before the deadline: " + "; ".join(
+            f"{code} sent at deadline {sent * 1000:+.0f} ms, answered {answered * 1000:+.0f} ms"
+            for sent, answered, code in early_409[:5]) + ("; ..." if len(early_409) > 5 else ""))
     print(f"  sent before the deadline but not accepted: {len(refused_in_time)}"
           + (f" ({counts(Counter(p.final for p in refused_in_time))}; last attempt sent at deadline "
              f"{spread([p.attempts[-1][0] - deadline for p in refused_in_time if p.attempts])} relative)"
@@ -1003,18 +1041,22 @@ async def festival(args, port: int, password: str, services: Services, db_check,
 
     print(f"  database connections from the slips to the close: {db_watch.summary(deadline)}")
     print(f"  CPU from the first slip to the results shown: {cpu_account.summary()}")
+    if cpu_account.others() > 0.25:
+        print(f"  WARNING: other work used {cpu_account.others():.2f} cores of this machine during the round: the "
+              f"servers had less than the machine; latencies and throughput are skewed (run again with --wait-quiet)")
     print("  timeline, per second from the deadline: slips first sent / answered 2xx, 503, 409, other, no answer "
-          "| server database connections at their peak: active, idle in transaction, waiting on a lock")
+          "| server database connections at their peak: active, idle in transaction, waiting on a lock "
+          "| web processes' threads")
     for line in timeline(joined, deadline, db_watch, close):
         print("    " + line)
 
     # ---- live streams
     told = [listener.seen[(1, "closed")] - deadline for listener in live if (1, "closed") in listener.seen]
-    start_told = [listener.seen[(1, "open")] - start_answered for listener in live if (1, "open") in listener.seen]
+    start_told = [listener.seen[(1, "open")] - start_sent for listener in live if (1, "open") in listener.seen]
     errors = Counter(e.split(":")[0] for listener in listeners for e in listener.errors)
     print(f"live streams: {len(told)}/{len(live)} listening phones told of the close; delay from the deadline: "
           f"{spread(told)}")
-    print(f"  told of the start: {len(start_told)}/{len(live)}, delay from the start's answer: {spread(start_told)}; "
+    print(f"  told of the start: {len(start_told)}/{len(live)}, delay from the start's request: {spread(start_told)}; "
           f"events per phone: max {max((listener.events for listener in listeners), default=0)}; "
           f"reconnects: {sum(listener.reconnects for listener in listeners)}; stream errors: {counts(errors)}")
 
@@ -1055,7 +1097,7 @@ def timeline(joined: list[Player], deadline: float, db_watch: DatabaseWatch, clo
             buckets[second(answered)][kind] += 1
     for t, states, _ in db_watch.samples:
         b = buckets[second(t)]
-        for key in ("active", "idle in transaction", "waiting on a lock"):
+        for key in ("active", "idle in transaction", "waiting on a lock", "web threads"):
             b["db " + key] = max(b["db " + key], states[key])
         b["db"] = 1
     marks = {}
@@ -1067,8 +1109,8 @@ def timeline(joined: list[Player], deadline: float, db_watch: DatabaseWatch, clo
     for s in sorted(k for k, b in buckets.items() if any(b[x] for x in ("sent", "2xx", "503", "409", "other",
                                                                            "no answer", "db"))):
         b = buckets[s]
-        db = (f"| db {b['db active']:3d} {b['db idle in transaction']:3d} {b['db waiting on a lock']:3d}"
-              if b["db"] else "|")
+        db = (f"| db {b['db active']:3d} {b['db idle in transaction']:3d} {b['db waiting on a lock']:3d} "
+              f"| {b['db web threads']:4d}" if b["db"] else "|")
         lines.append(f"{s:+4d} s: {b['sent']:4d} / {b['2xx']:4d} {b['503']:4d} {b['409']:4d} {b['other']:4d} "
                      f"{b['no answer']:4d} {db}{marks.get(s, '')}")
     return lines
@@ -1248,7 +1290,7 @@ def main() -> None:
               f"{time.monotonic() - started:.1f} s; client niceness {os.getpriority(os.PRIO_PROCESS, 0)}")
         targets = asyncio.run(asyncio.wait_for(
             festival(args, port, password, services, make_db_check(PG_BASE, args.database),
-                     DatabaseWatch(PG_BASE, args.database)), args.timeout))
+                     DatabaseWatch(PG_BASE, args.database, web_proc.pid)), args.timeout))
     except TimeoutError:
         print(f"STOPPED: the scenario passed its --timeout of {args.timeout:.0f} s")
     except KeyboardInterrupt:
