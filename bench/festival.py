@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import random
 import re
@@ -1293,8 +1294,10 @@ def main() -> None:
                      DatabaseWatch(PG_BASE, args.database, web_proc.pid)), args.timeout))
     except TimeoutError:
         print(f"STOPPED: the scenario passed its --timeout of {args.timeout:.0f} s")
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # not the cancelled tasks' leftovers
     except KeyboardInterrupt:
         print("STOPPED: interrupted")
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     finally:
         signal.alarm(0)
         services.stop()
