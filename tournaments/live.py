@@ -89,6 +89,64 @@ def notify_game_changed(game_id: int) -> None:
     transaction.on_commit(lambda: _bump(game_id), robust=True)
 
 
+# A slip handed in changes nothing the pages show but the count of slips received (console, projector).
+# It moves a counter of its own rather than the version: a thousand slips at the deadline must not make
+# every server process build the whole snapshot again a thousand times. The counts are read again when
+# the counter moved, at most every PROGRESS_SECONDS for the live streams.
+PROGRESS_SECONDS = 0.5
+
+
+def _progress_key(game_id: int) -> str:
+    return f"game:{game_id}:progress"
+
+
+def notify_progress(game_id: int) -> None:
+    """A slip arrived (after the current transaction commits): the counts of slips received changed."""
+    transaction.on_commit(lambda: _count_progress(game_id), robust=True)
+
+
+def _count_progress(game_id: int) -> None:
+    key = _progress_key(game_id)
+    try:
+        cache.add(key, 0, timeout=None)
+        cache.incr(key)
+    except ValueError:  # evicted between add and incr, or the cache is unreachable
+        cache.set(key, 1, timeout=None)
+
+
+def progress_mark(game_id: int) -> int:
+    return int(cache.get(_progress_key(game_id)) or 0)
+
+
+def progress_counts(game_id: int, mark: int) -> dict | None:
+    """The slips received in the game's open round, as of progress ``mark`` (cached per mark)."""
+    from tournaments import selectors
+    from tournaments.models import Round
+
+    key = live_key(game_id, "progress", mark)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    current = (Round.objects.filter(game_id=game_id).exclude(status=Round.Status.CANCELLED)
+               .select_related("game").order_by("-number").first())
+    if current is None or current.status != Round.Status.OPEN:
+        return None
+    counts = selectors.round_counts(round=current)
+    found = {"round": current.number, "received": counts["received"], "players": counts["players"]}
+    cache.set(key, found, timeout=SNAPSHOT_TIMEOUT)
+    return found
+
+
+def with_progress(snapshot: dict, mark: int) -> dict:
+    """The snapshot with its slip counts as of ``mark`` (itself when nothing moved or no round is open)."""
+    if snapshot.get("progress_mark", mark) == mark or snapshot.get("round_status") != "open":
+        return snapshot
+    counts = progress_counts(snapshot["game_id"], mark)
+    if counts is None:
+        return snapshot
+    return {**snapshot, "progress": counts, "progress_mark": mark}
+
+
 def game_created(game_id: int) -> None:
     """Give a new game a fresh version at once, whatever a game of the same id left in the cache."""
     _bump(game_id)
@@ -123,7 +181,7 @@ PUBLIC_GAME_FIELDS = (
 )
 # Changes of these alone (slips received, arrivals, players' own rows) are sent only to the listeners that
 # asked for progress: the phones are not woken by them.
-PROGRESS_FIELDS = ("progress", "players_digest")
+PROGRESS_FIELDS = ("progress", "progress_mark", "players_digest")
 
 
 def _snapshot_key(game_id: int, version: int) -> str:
@@ -149,6 +207,7 @@ def build_snapshot(game_id: int) -> dict | None:
     public = {key: state[key] for key in PUBLIC_GAME_FIELDS if key in state}
     current = game.rounds.exclude(status=Round.Status.CANCELLED).order_by("-number").first()
     last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
+    mark = progress_mark(game_id)  # read before counting: the counts are at least as new as the mark
     progress = {"round": None, "received": None, "players": state.get("players")}
     if current is not None and current.status == Round.Status.OPEN:
         counts = selectors.round_counts(round=current)
@@ -166,6 +225,7 @@ def build_snapshot(game_id: int) -> dict | None:
         "game": public,
         "last": last,
         "progress": progress,
+        "progress_mark": mark,
         "standings": rows[:STANDINGS_SHOWN],
     }
 
@@ -227,6 +287,8 @@ def game_snapshot(game_id: int) -> dict | None:
     if snapshot is not None and overdue(snapshot) and game_close_if_due(game_id=game_id):
         _bump(game_id)  # whatever the close's own notice (at its commit) did, this reader must not get the old one
         snapshot = _cached_snapshot(game_id)
+    if snapshot is not None and not snapshot.get("degraded"):
+        snapshot = with_progress(snapshot, progress_mark(game_id))
     return snapshot
 
 
@@ -240,6 +302,11 @@ def degraded_snapshot(game_id: int) -> dict | None:
     # No version counter without the cache: the content's digest stands for it (pages compare versions).
     snapshot["version"] = "db-" + hashlib.sha256(_snapshot_json(snapshot).encode()).hexdigest()[:16]
     return snapshot
+
+
+def clock_progress(game_id: int) -> int:
+    """The progress mark for the pages' clock poll (0 without the cache)."""
+    return progress_mark(game_id) if cache_available() else 0
 
 
 def clock_version(game_id: int):
@@ -329,6 +396,20 @@ def game_versions(game_ids) -> dict[int, int]:
     return {game_id: int(found.get(_key(game_id)) or 0) for game_id in ids}
 
 
+def progress_marks(game_ids) -> dict[int, int]:
+    """Progress marks of several games in one cache round trip."""
+    ids = list(game_ids)
+    found = cache.get_many([_progress_key(game_id) for game_id in ids])
+    return {game_id: int(found.get(_progress_key(game_id)) or 0) for game_id in ids}
+
+
+def game_marks(game_ids) -> dict[int, tuple[int, int]]:
+    """(version, progress mark) of several games."""
+    ids = list(game_ids)
+    versions, marks = game_versions(ids), progress_marks(ids)
+    return {game_id: (versions[game_id], marks[game_id]) for game_id in ids}
+
+
 HEARTBEAT_SECONDS = 15.0
 FIRST_SNAPSHOT_SECONDS = 10.0
 SYNC_STREAM_SECONDS = 55.0
@@ -365,6 +446,9 @@ class _Watched:
         self.core_seq = 0  # bumped when more than the progress counts changed
         self.payload: str | None = None
         self.missing = False  # no such game
+        self.snapshot: dict | None = None  # the last snapshot published, whole
+        self.mark = 0  # the progress mark its counts stand for
+        self.progress_at = 0.0  # when the counts were last read (monotonic)
         self.changed = asyncio.Event()
 
     def wake(self) -> None:
@@ -372,6 +456,8 @@ class _Watched:
         self.changed = asyncio.Event()
 
     def publish(self, snapshot: dict) -> None:
+        self.snapshot = snapshot
+        self.mark = snapshot.get("progress_mark", self.mark)
         full = {key: value for key, value in snapshot.items() if key != "version"}
         if full == self.full:
             return
@@ -433,11 +519,21 @@ class VersionWatcher:
         while self.games:
             tick = self.tick
             try:
-                versions = await self._in_thread(game_versions, list(self.games))
+                marks = await self._in_thread(game_marks, list(self.games))
                 degraded = not cache_available()
-                for game_id, version in versions.items():
+                for game_id, (version, mark) in marks.items():
                     watched = self.games.get(game_id)
                     if watched is None:
+                        continue
+                    if (not degraded and watched.version == version and watched.snapshot is not None
+                            and "progress_mark" in watched.snapshot and mark != watched.mark):
+                        # Only slips arrived: read the counts again, at most every PROGRESS_SECONDS.
+                        if time.monotonic() - watched.progress_at >= PROGRESS_SECONDS:
+                            watched.progress_at = time.monotonic()
+                            updated = await self._in_thread(closing_connections, with_progress,
+                                                            watched.snapshot, mark)
+                            watched.mark = mark
+                            watched.publish(updated)
                         continue
                     if degraded:
                         # No versions to follow: the database alone, read once a second.
@@ -525,7 +621,7 @@ def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_
     sent = None
     version = None
     while time.monotonic() - started < duration:
-        current = game_version(game_id)
+        current = (game_version(game_id), progress_mark(game_id) if progress else 0)
         if current != version or not cache_available():
             try:
                 snapshot = game_snapshot(game_id)
@@ -533,7 +629,7 @@ def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_
                 connections.close_all()
             if snapshot is None:
                 return
-            version = snapshot.get("version", current)
+            version = (snapshot.get("version", current[0]), current[1])
             shown = {key: value for key, value in snapshot.items() if key != "version"}
             if not progress:
                 shown = without_progress(snapshot)

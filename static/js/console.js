@@ -64,8 +64,10 @@ function followGame(gameId, onChange) {
         const info = await res.json();
         serverClock.addSample(serverMsOf(info), sentAt, receivedAt);
         showNotice(info.degraded ? info.notice : "");
-        if (version !== null && info.version !== version) await onChange(info);
-        version = info.version;
+        // The version moves with every change; the progress mark with every slip handed in.
+        const seen = `${info.version}/${info.progress ?? ""}`;
+        if (version !== null && seen !== version) await onChange(info);
+        version = seen;
       }
     } catch (err) {
       // Offline for a moment: the next tick tries again.

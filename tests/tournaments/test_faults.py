@@ -426,7 +426,7 @@ def test_an_unexpected_failure_answers_500_in_the_error_shape_logged_and_nothing
         raise RuntimeError("the notification failed in an unexpected way")
 
     # Raised inside the slip's transaction, after the slip row was written.
-    monkeypatch.setattr(slips, "notify_game_changed", broken)
+    monkeypatch.setattr(slips, "notify_progress", broken)
     client = Client(raise_request_exception=False)
     with caplog.at_level(logging.ERROR, logger="django.request"):
         response = client.post(

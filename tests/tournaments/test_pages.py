@@ -181,8 +181,9 @@ def test_live_feed_follows_the_round_and_hides_what_the_rules_hide(client, make_
 
 def test_live_clock_answer_is_small(client, game):
     body = _live(client, game, clock="1")
-    assert set(body) == {"server_time", "server_ms", "version"}
+    assert set(body) == {"server_time", "server_ms", "version", "progress"}
     assert body["version"] == live.game_version(game.pk)
+    assert body["progress"] == live.progress_mark(game.pk)
 
 
 def _sse_events(chunks) -> list[dict]:

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from tournaments.errors import Conflict, NotFound, ServiceError
-from tournaments.live import notify_game_changed
+from tournaments.live import notify_game_changed, notify_progress
 from tournaments.models import Game, Player, Result, Round, Slip
 
 from .common import log, setting_of
@@ -129,7 +129,7 @@ def slip_submit(
             _judge_served_after_close(locked, player, slip)
             notify_game_changed(round.game_id)
         elif previous is None:
-            notify_game_changed(round.game_id)
+            notify_progress(round.game_id)
     return slip, True
 
 
@@ -143,9 +143,12 @@ def _lock_round_for_slip(round_id: int, player: Player) -> Round:
 
     if connection.vendor != "postgresql":
         return Round.objects.select_for_update().get(pk=round_id)
-    list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk", flat=True))
+    # The round first, then the player: the close holds the round and then checks the player rows its
+    # results point at (a key-share lock, which NO KEY UPDATE lets through), so no cycle can form.
     table = Round._meta.db_table
-    return Round.objects.raw(f'SELECT * FROM "{table}" WHERE "id" = %s FOR SHARE', [round_id])[0]
+    locked = Round.objects.raw(f'SELECT * FROM "{table}" WHERE "id" = %s FOR SHARE', [round_id])[0]
+    list(Player.objects.select_for_update(no_key=True).filter(pk=player.pk).values_list("pk", flat=True))
+    return locked
 
 
 def _in_time(round: Round, arrived: datetime) -> bool:

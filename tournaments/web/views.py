@@ -246,7 +246,8 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
             raise Http404
         if not live.cache_available():
             return JsonResponse({**stamp, "version": version, "degraded": True, "notice": phone_texts()["degraded"]})
-        return JsonResponse({**stamp, "version": version})
+        # progress: moves with each slip handed in (the console's count), where the version does not.
+        return JsonResponse({**stamp, "version": version, "progress": live.clock_progress(game_id)})
     snapshot = live.game_snapshot(game_id)
     if snapshot is None:
         raise Http404
