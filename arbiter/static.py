@@ -8,11 +8,36 @@ compression, ranges) are WhiteNoise's own.
 
 from __future__ import annotations
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.conf import settings as django_settings
 from django.http import HttpResponse
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 
 class StaticFilesMiddleware(WhiteNoiseMiddleware):
+    """Async-capable too: under ASGI the live streams (async views) then pass through every middleware
+    without a thread of their own, instead of one idle thread held per listening phone."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response=None, settings=django_settings):
+        super().__init__(get_response, settings)
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if self.async_mode:
+            return self.__acall__(request)
+        return super().__call__(request)
+
+    async def __acall__(self, request):
+        static_file = self.find_file(request.path_info) if self.autorefresh else self.files.get(request.path_info)
+        if static_file is not None:
+            return await sync_to_async(self.serve, thread_sensitive=False)(static_file, request)
+        return await self.get_response(request)
+
     @staticmethod
     def serve(static_file, request):
         response = static_file.get_response(request.method, request.META)
