@@ -108,10 +108,13 @@ def notify_progress(game_id: int) -> None:
 def _count_progress(game_id: int) -> None:
     key = _progress_key(game_id)
     try:
-        cache.add(key, 0, timeout=None)
-        cache.incr(key)
-    except ValueError:  # evicted between add and incr, or the cache is unreachable
-        cache.set(key, 1, timeout=None)
+        cache.incr(key)  # one round trip in the common case
+    except ValueError:  # the first slip of the game, or the counter evicted (or the cache unreachable)
+        if not cache.add(key, 1, timeout=None):
+            try:
+                cache.incr(key)
+            except ValueError:
+                pass
 
 
 def progress_mark(game_id: int) -> int:

@@ -100,6 +100,20 @@ def get_round(game: Game, number: int) -> Round:
     return round
 
 
+def get_round_of_game(game_id: int, number: int) -> Round:
+    """The round with its game and tournament in one query (404 as get_game then get_round would say)."""
+    round = (
+        Round.objects.filter(game_id=game_id, number=number)
+        .exclude(status=Round.Status.CANCELLED)
+        .select_related("game__tournament")
+        .first()
+    )
+    if round is None:
+        get_game(game_id)  # no game: 404 naming the game
+        raise NotFound("not_found", f"no round {number} in game {game_id}")
+    return round
+
+
 def checked_ref(text: str | None, game: Game) -> str:
     """The reference in canonical form ('' when none was written); 400 ``bad_ref`` when it names no square."""
     try:
@@ -417,8 +431,8 @@ class SlipsView(ApiView):
         ),
     )
     def post(self, request, game_id: int, number: int):
-        game = get_game(game_id)
-        round = get_round(game, number)
+        round = get_round_of_game(game_id, number)  # one query for the round, its game and tournament
+        game = round.game
         data = valid(s.SlipSubmitSerializer, request)
         ref = checked_ref(data.get("ref"), game)
         entered_by = arbitrator(request)

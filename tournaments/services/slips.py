@@ -92,7 +92,8 @@ def slip_submit(
     now = now or timezone.now()  # the time received, before any wait for the round's lock
     if "game" not in round._state.fields_cache or "tournament" not in round.game._state.fields_cache:
         round = Round.objects.select_related("game__tournament").get(pk=round.pk)
-    player = _check_player(round, player)
+    if not isinstance(player, Player) or player.pk is None:
+        raise NotFound("unknown_player", "no such player", fields={"player": ["unknown"]})
     if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_LENGTH:
         raise ServiceError("bad_key", f"a slip needs a key of 1 to {MAX_KEY_LENGTH} characters", fields={"key": ["bad"]})
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ):
@@ -101,7 +102,7 @@ def slip_submit(
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
     with transaction.atomic():
-        locked = _lock_round_for_slip(round.pk, player)
+        locked = _lock_round_for_slip(round, player)  # checks too that the player plays this game
         mine = {s.key: s for s in Slip.objects.filter(round=locked, player=player).filter(Q(key=key) | Q(current=True))}
         existing = mine.get(key)
         if existing is not None:
@@ -133,7 +134,7 @@ def slip_submit(
     return slip, True
 
 
-def _lock_round_for_slip(round_id: int, player: Player) -> Round:
+def _lock_round_for_slip(round: Round, player: Player) -> Round:
     """Lock the round against a close while this slip is written, and the player against their own other
     slips. On PostgreSQL the round is locked FOR SHARE: slips of different players are written side by
     side, and the close's conditional update (which needs the row exclusively) waits for those under way,
@@ -141,13 +142,22 @@ def _lock_round_for_slip(round_id: int, player: Player) -> Round:
     whole (SQLite writes one transaction at a time anyway)."""
     from django.db import connection
 
+    game = round.game
     if connection.vendor != "postgresql":
-        return Round.objects.select_for_update().get(pk=round_id)
-    # The round first, then the player: the close holds the round and then checks the player rows its
-    # results point at (a key-share lock, which NO KEY UPDATE lets through), so no cycle can form.
-    table = Round._meta.db_table
-    locked = Round.objects.raw(f'SELECT * FROM "{table}" WHERE "id" = %s FOR SHARE', [round_id])[0]
-    list(Player.objects.select_for_update(no_key=True).filter(pk=player.pk).values_list("pk", flat=True))
+        locked = Round.objects.select_for_update().get(pk=round.pk)
+        players = Player.objects.filter(pk=player.pk)
+    else:
+        # The round first, then the player: the close holds the round and then checks the player rows
+        # its results point at (a key-share lock, which NO KEY UPDATE lets through): no cycle can form.
+        table = Round._meta.db_table
+        locked = Round.objects.raw(f'SELECT * FROM "{table}" WHERE "id" = %s FOR SHARE', [round.pk])[0]
+        players = Player.objects.select_for_update(no_key=True).filter(pk=player.pk)
+    # The games the player may play: a subquery, not a join, so that only the player's row is locked.
+    games = Game.objects.filter(tournament_id=game.tournament_id, number__lte=game.number).values("pk")
+    if not list(players.filter(tournament_id=game.tournament_id, first_game_id__in=games)
+                .values_list("pk", flat=True)[:1]):
+        raise NotFound("unknown_player", "this player does not play this game", fields={"player": ["unknown"]})
+    locked.game = game
     return locked
 
 
