@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
 
 logger = logging.getLogger(__name__)
@@ -90,8 +90,40 @@ def _missing_counter(key, delta=1, version=None):
     raise ValueError(f"Key '{key}' not found (the cache cannot be reached)")
 
 
+class _ReusedClients(RedisCacheClient):
+    """Django's client makes a new ``redis.Redis`` (with its table of ~170 reply handlers) for every call;
+    one per connection pool is enough (a ``redis.Redis`` is safe to share between threads)."""
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        clients = self.__dict__.setdefault("_clients", {})
+        client = clients.get(id(pool))
+        if client is None:
+            client = clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
+def _no_count(*args, **kwargs):
+    return None
+
+
 class ResilientRedisCache(RedisCache):
     """Django's Redis cache whose failures degrade to a miss (see the module's docstring)."""
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = _ReusedClients
+
+    @_guarded(_no_count)
+    def count(self, key, timeout: int | None = None) -> int | None:
+        """Add one to a counter, created at 1 (expiring after ``timeout`` s from its creation): one round
+        trip. None when the cache cannot be reached."""
+        key = self.make_and_validate_key(key)
+        pipe = self._cache.get_client(key, write=True).pipeline(transaction=False)
+        pipe.incr(key)
+        if timeout is not None:
+            pipe.expire(key, int(timeout), nx=True)
+        return int(pipe.execute()[0])
 
     get = _guarded(_default)(RedisCache.get)
     add = _guarded(lambda *a, **k: True)(RedisCache.add)
@@ -114,3 +146,18 @@ class ResilientRedisCache(RedisCache):
             return False, f"{type(error).__name__}: {error}"
         outage.worked()
         return True, "redis"
+
+
+def count(cache, key, timeout: int | None = None) -> int | None:
+    """``cache.count`` where the cache has it (Redis: one round trip), else add-then-incr (the embedded
+    file cache: not atomic across processes, which a club's single laptop does not need)."""
+    counter = getattr(cache, "count", None)
+    if counter is not None:
+        return counter(key, timeout)
+    if cache.add(key, 1, timeout=timeout):
+        return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired in between
+        cache.set(key, 1, timeout=timeout)
+        return 1

@@ -106,15 +106,9 @@ def notify_progress(game_id: int) -> None:
 
 
 def _count_progress(game_id: int) -> None:
-    key = _progress_key(game_id)
-    try:
-        cache.incr(key)  # one round trip in the common case
-    except ValueError:  # the first slip of the game, or the counter evicted (or the cache unreachable)
-        if not cache.add(key, 1, timeout=None):
-            try:
-                cache.incr(key)
-            except ValueError:
-                pass
+    from arbiter.cache import count
+
+    count(cache, _progress_key(game_id))
 
 
 def progress_mark(game_id: int) -> int:

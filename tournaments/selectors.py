@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.core.cache import cache
-from django.db.models import F
+from django.db import connection
 from django.utils import timezone
 
 from tournaments.live import game_version, live_key
@@ -31,16 +31,50 @@ def player_for_token(*, game_id: int, token: str) -> Player | None:
     """The player a bearer token belongs to, if that player takes part in this game."""
     if not token or not isinstance(token, str) or len(token) > 200:
         return None
-    # One query (every slip of a hall goes through it): the token's player, if the game is of their
-    # tournament and not before the game they joined in.
-    return (
-        Player.objects.filter(
-            token_hash=hash_token(token), tournament__games__pk=game_id,
-            first_game__number__lte=F("tournament__games__number"),
-        )
-        .select_related("first_game")
-        .first()
-    )
+    # Every slip of a hall goes through here: one plain query, no ORM compilation. The token's player,
+    # if the game is of their tournament and not before the game they joined in.
+    fields = Player._meta.concrete_fields
+    columns = ", ".join(f'p."{field.column}"' for field in fields)
+    player, game = Player._meta.db_table, Game._meta.db_table
+    sql = (f'SELECT {columns} FROM "{player}" p JOIN "{game}" g ON g."tournament_id" = p."tournament_id" '
+           f'AND g."id" = %s JOIN "{game}" f ON f."id" = p."first_game_id" '
+           f'WHERE p."token_hash" = %s AND f."number" <= g."number" LIMIT 1')
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game_id, hash_token(token)])
+        row = cursor.fetchone()
+    return None if row is None else Player.from_db(connection.alias, [f.attname for f in fields], row)
+
+
+def round_with_game(*, game_id: int, number: int) -> Round | None:
+    """A round that is not cancelled, with its game and tournament loaded, in one plain query."""
+    models = (Round, Game, Tournament)
+    fields = [model._meta.concrete_fields for model in models]
+    columns = ", ".join(f'{alias}."{f.column}"' for alias, group in zip("rgt", fields, strict=True) for f in group)
+    sql = (f'SELECT {columns} FROM "{Round._meta.db_table}" r JOIN "{Game._meta.db_table}" g ON g."id" = r."game_id" '
+           f'JOIN "{Tournament._meta.db_table}" t ON t."id" = g."tournament_id" '
+           f'WHERE r."game_id" = %s AND r."number" = %s AND r."status" <> %s LIMIT 1')
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game_id, number, Round.Status.CANCELLED])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    loaded, start = [], 0
+    for model, group in zip(models, fields, strict=True):
+        names = [f.attname for f in group]
+        values = list(row[start:start + len(group)])
+        for index, field in enumerate(group):  # JSON columns come back as text from a plain cursor
+            values[index] = _from_db_value(field, values[index])
+        loaded.append(model.from_db(connection.alias, names, values))
+        start += len(group)
+    round, game, tournament = loaded
+    game.tournament = tournament
+    round.game = game
+    return round
+
+
+def _from_db_value(field, value):
+    converter = getattr(field, "from_db_value", None)
+    return value if converter is None else converter(value, None, connection)
 
 
 def current_round(game: Game) -> Round | None:

@@ -101,13 +101,9 @@ def get_round(game: Game, number: int) -> Round:
 
 
 def get_round_of_game(game_id: int, number: int) -> Round:
-    """The round with its game and tournament in one query (404 as get_game then get_round would say)."""
-    round = (
-        Round.objects.filter(game_id=game_id, number=number)
-        .exclude(status=Round.Status.CANCELLED)
-        .select_related("game__tournament")
-        .first()
-    )
+    """The round with its game and tournament in one plain query (every slip of a hall asks it); 404 as
+    get_game then get_round would say."""
+    round = selectors.round_with_game(game_id=game_id, number=number)
     if round is None:
         get_game(game_id)  # no game: 404 naming the game
         raise NotFound("not_found", f"no round {number} in game {game_id}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import uuid
 from datetime import datetime
 
@@ -149,8 +150,12 @@ def _lock_round_for_slip(round: Round, player: Player) -> Round:
     else:
         # The round first, then the player: the close holds the round and then checks the player rows
         # its results point at (a key-share lock, which NO KEY UPDATE lets through): no cycle can form.
-        table = Round._meta.db_table
-        locked = Round.objects.raw(f'SELECT * FROM "{table}" WHERE "id" = %s FOR SHARE', [round.pk])[0]
+        # The state a slip depends on, read again under the lock (the rest of the row was read before).
+        with connection.cursor() as cursor:
+            cursor.execute(f'SELECT "status", "deadline", "closed_at" FROM "{Round._meta.db_table}" '
+                           'WHERE "id" = %s FOR SHARE', [round.pk])
+            locked = copy.copy(round)
+            locked.status, locked.deadline, locked.closed_at = cursor.fetchone()
         players = Player.objects.select_for_update(no_key=True).filter(pk=player.pk)
     # The games the player may play: a subquery, not a join, so that only the player's row is locked.
     games = Game.objects.filter(tournament_id=game.tournament_id, number__lte=game.number).values("pk")
