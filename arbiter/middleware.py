@@ -45,3 +45,20 @@ class ServiceUnavailableMiddleware(MiddlewareMixin):
         detail = f"{type(exception).__name__}: {exception}"
         logger.warning("503 for %s %s: %s", request.method, request.path, detail)
         return unavailable_response(request, detail)
+
+
+class SyncChain:
+    """The innermost middleware, synchronous only, so that under ASGI Django runs the whole middleware
+    chain in the request's thread, then the (synchronous) view: two switches between the event loop and
+    that thread per request instead of two per middleware (Django's middleware switch for each of their
+    hooks when the chain runs asynchronously). The live streams, the only asynchronous views, pay one
+    switch back to the event loop."""
+
+    sync_capable = True
+    async_capable = False
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)

@@ -7,7 +7,6 @@ import uuid
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from tournaments.errors import Conflict, NotFound, ServiceError
@@ -104,7 +103,7 @@ def slip_submit(
         round_close_if_due(round_id=round.pk, now=now, wait=False)
     with transaction.atomic():
         locked = _lock_round_for_slip(round, player)  # checks too that the player plays this game
-        mine = {s.key: s for s in Slip.objects.filter(round=locked, player=player).filter(Q(key=key) | Q(current=True))}
+        mine = {s.key: s for s in _slips_of(locked, player, key)}
         existing = mine.get(key)
         if existing is not None:
             if (existing.word, existing.ref, existing.claimed) != (word, ref, score):
@@ -151,19 +150,38 @@ def _lock_round_for_slip(round: Round, player: Player) -> Round:
         # The round first, then the player: the close holds the round and then checks the player rows
         # its results point at (a key-share lock, which NO KEY UPDATE lets through): no cycle can form.
         # The state a slip depends on, read again under the lock (the rest of the row was read before).
+        # Plain queries: every slip of a hall runs them. The player's row only is locked (the games it
+        # may play are a subquery, not a join).
         with connection.cursor() as cursor:
             cursor.execute(f'SELECT "status", "deadline", "closed_at" FROM "{Round._meta.db_table}" '
                            'WHERE "id" = %s FOR SHARE', [round.pk])
             locked = copy.copy(round)
             locked.status, locked.deadline, locked.closed_at = cursor.fetchone()
-        players = Player.objects.select_for_update(no_key=True).filter(pk=player.pk)
-    # The games the player may play: a subquery, not a join, so that only the player's row is locked.
+            cursor.execute(
+                f'SELECT "id" FROM "{Player._meta.db_table}" WHERE "id" = %s AND "tournament_id" = %s AND '
+                f'"first_game_id" IN (SELECT "id" FROM "{Game._meta.db_table}" WHERE "tournament_id" = %s '
+                'AND "number" <= %s) FOR NO KEY UPDATE', [player.pk, game.tournament_id, game.tournament_id,
+                                                          game.number])
+            plays_here = cursor.fetchone() is not None
+        if not plays_here:
+            raise NotFound("unknown_player", "this player does not play this game", fields={"player": ["unknown"]})
+        locked.game = game
+        return locked
     games = Game.objects.filter(tournament_id=game.tournament_id, number__lte=game.number).values("pk")
-    if not list(players.filter(tournament_id=game.tournament_id, first_game_id__in=games)
-                .values_list("pk", flat=True)[:1]):
+    if not players.filter(tournament_id=game.tournament_id, first_game_id__in=games).exists():
         raise NotFound("unknown_player", "this player does not play this game", fields={"player": ["unknown"]})
     locked.game = game
     return locked
+
+
+def _slips_of(round: Round, player: Player, key: str) -> list[Slip]:
+    """The player's slip with this key and their current slip, in this round (a plain query)."""
+    fields = Slip._meta.concrete_fields
+    columns = ", ".join(f'"{f.column}"' for f in fields)
+    slips = Slip.objects.raw(
+        f'SELECT {columns} FROM "{Slip._meta.db_table}" WHERE "round_id" = %s AND "player_id" = %s '
+        'AND ("key" = %s OR "current")', [round.pk, player.pk, key])
+    return list(slips)
 
 
 def _in_time(round: Round, arrived: datetime) -> bool:
