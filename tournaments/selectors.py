@@ -7,6 +7,7 @@ of a closed round carries them.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 from django.core.cache import cache
 from django.db import connection
@@ -191,6 +192,26 @@ def _result_row(result: Result, top_score: int | None) -> dict:
     }
 
 
+def _result_values(row: tuple, top_score: int | None) -> dict:
+    """_result_row from a values_list row of round_detail."""
+    player, name, table, word, ref, claimed, slip_id, paid, outcome, reason, message, corrected = row
+    has_slip = slip_id is not None
+    return {
+        "player": player,
+        "name": name,
+        "table": table,
+        "word": word if has_slip else None,
+        "ref": ref if has_slip else None,
+        "claimed": claimed if has_slip else None,
+        "paid": paid,
+        "outcome": outcome,
+        "reason": reason,
+        "message": message,
+        "top": top_score is not None and paid == top_score,
+        "corrected": corrected,
+    }
+
+
 def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool = False) -> dict:
     """The body of GET /api/games/{id}/rounds/{n}. Tops, master and results only once the round is closed;
     before, a player sees their own slip and the arbitrator only whether the tops are ready."""
@@ -212,8 +233,11 @@ def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool
         "results": None,
     }
     if closed:
-        results = Result.objects.filter(round=round).select_related("player", "slip").order_by("player_id")
-        body["results"] = [_result_row(r, round.top_score) for r in results]
+        # Plain rows (a festival's round has a thousand): what _result_row reads, nothing more.
+        rows = (Result.objects.filter(round=round).order_by("player_id")
+                .values_list("player_id", "player__name", "player__table", "slip__word", "slip__ref",
+                             "slip__claimed", "slip_id", "paid", "outcome", "reason", "message", "corrected"))
+        body["results"] = [_result_values(row, round.top_score) for row in rows]
     if player is not None:
         slip = Slip.objects.filter(round=round, player=player, current=True).first()
         body["slip"] = _slip_body(slip) if slip else None
@@ -243,16 +267,28 @@ def round_progress(*, round: Round) -> dict:
 # Standings
 
 
+class _Paid(NamedTuple):
+    """What the standings read of a result."""
+
+    paid: int
+    outcome: str
+    reason: str
+
+
 def _game_table(game: Game) -> dict:
     """Everything the standings of one game need, computed once."""
     from engine.judging import count_solos, solo_bonuses, warning_deduction
 
     rules = game.tournament.rules
-    players = list(game_players(game))
-    rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
-    paid: dict[int, dict[int, Result]] = {r.pk: {} for r in rounds}
-    for result in Result.objects.filter(round__in=rounds):
-        paid[result.round_id][result.player_id] = result
+    players = list(game_players(game).only("id", "name", "table", "series"))
+    rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number")
+                  .only("id", "number", "top_score"))
+    paid: dict[int, dict[int, _Paid]] = {r.pk: {} for r in rounds}
+    # Plain rows: a festival's game has a thousand players times its rounds.
+    for round_id, player_id, amount, outcome, reason in Result.objects.filter(round__in=rounds).values_list(
+        "round_id", "player_id", "paid", "outcome", "reason"
+    ):
+        paid[round_id][player_id] = _Paid(amount, outcome, reason)
     round_scores = [{p.pk: (paid[r.pk][p.pk].paid if p.pk in paid[r.pk] else 0) for p in players} for r in rounds]
     played = {
         pid for r in rounds for pid, result in paid[r.pk].items() if result.reason not in NOT_PLAYED
