@@ -13,6 +13,7 @@ management commands) is stamped when it is read.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
 
@@ -26,6 +27,30 @@ def stamp_asgi(app):
         if scope.get("type") == "http":
             scope = {**scope, ARRIVAL_KEY: time.time()}
         return await app(scope, receive, send)
+
+    return application
+
+
+def limit_in_flight(app, limit: int | None = None, streams: tuple[str, ...] = ("/events",)):
+    """At most ``limit`` requests of one process run at once. A hundred slips a second on a 2-core
+    machine then queue first-come first-served instead of sharing the interpreter a hundred ways (each
+    taking a hundred times longer), and the event loop stays free to stamp arrivals."""
+    semaphores: dict[int, asyncio.Semaphore | None] = {}
+
+    async def application(scope, receive, send):
+        if scope.get("type") != "http" or scope.get("path", "").endswith(streams):
+            return await app(scope, receive, send)
+        loop = asyncio.get_running_loop()
+        if id(loop) not in semaphores:
+            from django.conf import settings  # configured by the time a request arrives
+
+            size = settings.ARBITER_REQUESTS_IN_FLIGHT if limit is None else limit
+            semaphores[id(loop)] = asyncio.Semaphore(size) if size > 0 else None
+        semaphore = semaphores[id(loop)]
+        if semaphore is None:
+            return await app(scope, receive, send)
+        async with semaphore:
+            return await app(scope, receive, send)
 
     return application
 

@@ -162,6 +162,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
 }
 
+# Requests one server process runs at once under ASGI (the others wait their turn in its event loop,
+# already stamped with their arrival: arbiter/arrival.py); 0: no limit. Live streams do not count.
+ARBITER_REQUESTS_IN_FLIGHT = env.get_int("REQUESTS_IN_FLIGHT", 8)
+
 # Game settings: defaults of an event, each overridable per tournament.
 ARBITER_DEFAULT_ROUND_SECONDS = 180
 ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 20
