@@ -32,13 +32,15 @@ def stamp_asgi(app):
 
 
 def limit_in_flight(app, limit: int | None = None, streams: tuple[str, ...] = ("/events",)):
-    """At most ``limit`` requests of one process run at once. A hundred slips a second on a 2-core
-    machine then queue first-come first-served instead of sharing the interpreter a hundred ways (each
-    taking a hundred times longer), and the event loop stays free to stamp arrivals."""
+    """At most ``limit`` changes (POST and the like) of one process run at once. A hundred slips a second
+    on a 2-core machine then queue first-come first-served instead of sharing the interpreter a hundred
+    ways, and the event loop stays free to stamp arrivals. Reads (the live feed, pages) are cheap and
+    mostly served from the cache: they do not queue behind the slips."""
     semaphores: dict[int, asyncio.Semaphore | None] = {}
 
     async def application(scope, receive, send):
-        if scope.get("type") != "http" or scope.get("path", "").endswith(streams):
+        if (scope.get("type") != "http" or scope.get("method") in ("GET", "HEAD")
+                or scope.get("path", "").endswith(streams)):
             return await app(scope, receive, send)
         loop = asyncio.get_running_loop()
         if id(loop) not in semaphores:

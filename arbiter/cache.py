@@ -117,13 +117,13 @@ class ResilientRedisCache(RedisCache):
     @_guarded(_no_count)
     def count(self, key, timeout: int | None = None) -> int | None:
         """Add one to a counter, created at 1 (expiring after ``timeout`` s from its creation): one round
-        trip. None when the cache cannot be reached."""
+        trip, two when it is created. None when the cache cannot be reached."""
         key = self.make_and_validate_key(key)
-        pipe = self._cache.get_client(key, write=True).pipeline(transaction=False)
-        pipe.incr(key)
-        if timeout is not None:
-            pipe.expire(key, int(timeout), nx=True)
-        return int(pipe.execute()[0])
+        client = self._cache.get_client(key, write=True)
+        value = int(client.incr(key))
+        if value == 1 and timeout is not None:  # a second round trip only when the counter is created
+            client.expire(key, int(timeout))
+        return value
 
     get = _guarded(_default)(RedisCache.get)
     add = _guarded(lambda *a, **k: True)(RedisCache.add)
