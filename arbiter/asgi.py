@@ -6,9 +6,14 @@ from django.core.asgi import get_asgi_application
 from arbiter.arrival import limit_in_flight, stamp_asgi
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arbiter.settings.dev")
+django_application = get_asgi_application()
+
+from tournaments.api.fast import fast_slips  # noqa: E402  (Django is set up above)
+
 # The event loop takes arrivals and stamps them while request threads run Python: let it have the
 # interpreter back sooner than the default 5 ms, so a stamp is not delayed by a busy thread.
 sys.setswitchinterval(0.001)
-# Each request is stamped with its arrival first (arbiter/arrival.py), then waits its turn: a few requests
-# run at once in each process, in order of arrival, rather than hundreds of threads sharing it.
-application = stamp_asgi(limit_in_flight(get_asgi_application()))
+# Each request is stamped with its arrival first (arbiter/arrival.py), then waits its turn (a few changes
+# run at once in each process, in order of arrival); a player's well-formed slip is served without
+# Django's request machinery (tournaments/api/fast.py), everything else by Django.
+application = stamp_asgi(limit_in_flight(fast_slips(django_application)))

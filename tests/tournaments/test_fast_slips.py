@@ -1,0 +1,138 @@
+"""A player's slip through the ASGI application as uvicorn serves it: the common case is answered before
+Django's request machinery (tournaments/api/fast.py) with the API's own answers; anything unusual goes on
+to Django and is answered exactly as before."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import timedelta
+from types import SimpleNamespace
+
+import pytest
+from django.utils import timezone
+
+from tournaments import services
+from tournaments.api import fast
+from tournaments.models import Result, Slip
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RACK = "ACEILMN"
+TOP = {"word": "MELANIC", "ref": "H4", "score": 78}
+
+
+def post(path: str, body, token: str | None = None, host: bytes = b"localhost", raw: bytes | None = None):
+    """POST through arbiter.asgi.application: (status, headers, JSON body)."""
+    from arbiter.asgi import application
+
+    content = raw if raw is not None else json.dumps(body).encode()
+    headers = [(b"host", host), (b"content-type", b"application/json"),
+               (b"content-length", str(len(content)).encode())]
+    if token:
+        headers.append((b"authorization", f"Bearer {token}".encode()))
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": headers, "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80)}
+    sent: list[dict] = []
+    calls: list[int] = []
+
+    async def receive():
+        calls.append(1)
+        if len(calls) == 1:
+            return {"type": "http.request", "body": content, "more_body": False}
+        await asyncio.sleep(30)
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(application(scope, receive, send))
+    start = sent[0]
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    is_json = headers.get("content-type", "").startswith("application/json")
+    return start["status"], headers, json.loads(body) if body and is_json else body
+
+
+@pytest.fixture
+def hall(make_game, make_player, settings, isolated_cache):
+    settings.ALLOWED_HOSTS = ["localhost"]
+    game = make_game(round_seconds=180)
+    (ann, ann_token), (bob, bob_token) = make_player(game, "Ann"), make_player(game, "Bob")
+    round_ = services.round_start(round=services.round_draw(game=game, rack=RACK))
+    url = f"/api/games/{game.pk}/rounds/{round_.number}/slips"
+    return {"game": game, "round": round_, "url": url, "ann": (ann, ann_token), "bob": (bob, bob_token)}
+
+
+def served(action):
+    before = fast.served["fast"]
+    answer = action()
+    return answer, fast.served["fast"] - before
+
+
+def test_a_players_slip_is_served_before_django_with_the_apis_answers(hall):
+    ann, token = hall["ann"]
+    (status, headers, body), fast_count = served(lambda: post(hall["url"], {**TOP, "key": "a1", "seq": 5}, token))
+    assert (status, fast_count) == (201, 1)
+    assert headers["content-type"] == "application/json"
+    slip = Slip.objects.get(round=hall["round"], player=ann, current=True)
+    assert body == {"id": slip.pk, "round": 1, "player": ann.pk, "word": "MELANIC", "ref": "H4", "score": 78,
+                    "key": "a1", "seq": 5, "received_at": slip.received_at.isoformat(), "entered_by": None}
+    # The same key again: the first slip, 200; with another content: 409 key_reused; nothing written.
+    assert post(hall["url"], {**TOP, "key": "a1", "seq": 5}, token)[:3:2] == (200, body)
+    status, _, error = post(hall["url"], {**TOP, "score": 70, "key": "a1"}, token)
+    assert (status, error["error"]["code"]) == (409, "key_reused")
+    # An older slip than the one held: 409 stale_slip with the held slip, as the API says it.
+    status, _, error = post(hall["url"], {**TOP, "score": 70, "key": "a0", "seq": 4}, token)
+    assert (status, error["error"]["code"], error["error"]["fields"]["slip"]) == (409, "stale_slip", body)
+    assert Slip.objects.filter(round=hall["round"]).count() == 1
+
+
+def test_a_slip_after_the_close_is_refused_and_one_that_arrived_in_time_is_judged(hall):
+    bob, token = hall["bob"]
+    services.round_close(round=hall["round"])
+    (status, _, error), fast_count = served(lambda: post(hall["url"], {**TOP, "key": "b1"}, token))
+    assert (status, error["error"]["code"], fast_count) == (409, "round_closed", 1)
+    assert not Slip.objects.filter(player=bob).exists()
+
+
+def test_anything_unusual_goes_to_django_and_is_answered_as_before(hall):
+    _, token = hall["ann"]
+    cases = [
+        ({**TOP, "ref": "Z99", "key": "x1"}, token, 400, "bad_ref"),
+        ({**TOP, "key": "x2"}, "not-a-token", 401, "authentication_failed"),
+        ({k: v for k, v in TOP.items()}, token, 400, "invalid"),  # no key
+        ({**TOP, "key": "x3", "player": hall["bob"][0].pk}, token, 403, "not_your_slip"),
+        ({**TOP, "key": "x4", "score": "78"}, token, 201, None),  # a number as text: Django converts it
+        ({**TOP, "word": " MELANIC ", "key": "x5"}, token, 201, None),  # spaces: Django trims them
+    ]
+    for body, who, status, code in cases:
+        (answer, _, error), fast_count = served(lambda body=body, who=who: post(hall["url"], body, who))
+        assert (answer, fast_count) == (status, 0), (body, error)
+        if code is not None:
+            assert error["error"]["code"] == code, (body, error)
+    # Malformed JSON and an unknown host are Django's to refuse too.
+    (answer, _, error), fast_count = served(lambda: post(hall["url"], None, token, raw=b"{not json"))
+    assert (answer, error["error"]["code"], fast_count) == (400, "malformed", 0)
+    (answer, _, _), fast_count = served(lambda: post(hall["url"], {**TOP, "key": "x6"}, token, host=b"evil.example"))
+    assert (answer, fast_count) == (400, 0)
+
+
+def test_a_slip_stamped_before_the_deadline_but_served_after_the_close_counts(hall, monkeypatch):
+    """The arrival stamp reaches the service through the fast path: a slip stamped in time is accepted
+    after the close and judged at once."""
+    from arbiter import arrival
+
+    ann, token = hall["ann"]
+    round_ = hall["round"]
+    deadline = timezone.now() + timedelta(seconds=1)
+    round_.__class__.objects.filter(pk=round_.pk).update(deadline=deadline)
+    stamp = deadline.timestamp() - 0.2
+    # The request arrives 0.2 s before the deadline (the stamp's clock, only).
+    monkeypatch.setattr(arrival, "time", SimpleNamespace(time=lambda: stamp))
+    services.round_close_if_due(round_id=round_.pk, now=deadline + timedelta(milliseconds=5))
+    (status, _, body), fast_count = served(lambda: post(hall["url"], {**TOP, "key": "late-but-in-time"}, token))
+    assert (status, fast_count) == (201, 1)
+    result = Result.objects.get(round=round_, player=ann)
+    assert (result.slip_id, result.paid) == (body["id"], 78)

@@ -1,0 +1,206 @@
+"""A player's slip served straight from the ASGI application, before Django's request machinery.
+
+At a festival's deadline a thousand phones hand in their slips within seconds. Through Django's handler,
+its middleware and DRF, a slip costs about three times the server time of the work itself (reading the
+token, the round, writing the slip); here it costs the work. Only the common case is served here: a
+well-formed ``POST /api/games/{id}/rounds/{n}/slips`` with a player's bearer token and a JSON body of the
+contract's fields, valid as SlipSubmitSerializer would find it. Anything else — another path, a paper slip,
+an unknown token, a malformed body, a reference that names no square, a throttled phone — goes on to Django
+untouched (the body replayed), which answers it exactly as before. The answers given here are the API's:
+the same bodies (slip_body, the error shape) and statuses, from the same services.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from types import SimpleNamespace
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import OperationalError, close_old_connections, connections
+from django.http.request import split_domain_port, validate_host
+
+logger = logging.getLogger(__name__)
+
+PATH = re.compile(r"/api/games/(\d{1,18})/rounds/(\d{1,9})/slips")
+FIELDS = {"word", "ref", "score", "key", "seq"}
+WORD = re.compile(r"[A-Za-z]+")
+HEADERS = [
+    (b"content-type", b"application/json"),
+    (b"vary", b"Accept"),
+    (b"allow", b"POST, OPTIONS"),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+served = {"fast": 0}  # how many slips were answered here (read by the tests)
+
+
+def fast_slips(app):
+    """Wrap the Django ASGI application: serve a player's well-formed slip here, pass anything else on."""
+
+    async def application(scope, receive, send):
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            return await app(scope, receive, send)
+        match = PATH.fullmatch(scope.get("path", ""))
+        if match is None:
+            return await app(scope, receive, send)
+        messages, body = await _read(receive)
+        replay = _replaying(messages, receive)
+        request = _parse(scope, body)
+        if request is None:
+            return await app(scope, replay, send)
+        token, data = request
+        arrived = scope.get("arbiter.received_at")
+        answer = await sync_to_async(_submit, thread_sensitive=False)(
+            int(match.group(1)), int(match.group(2)), token, data, arrived)
+        if answer is None:
+            return await app(scope, replay, send)
+        status, payload, extra = answer
+        content = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+        headers = [*HEADERS, *extra, (b"content-length", str(len(content)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": content})
+        served["fast"] += 1
+
+    return application
+
+
+async def _read(receive) -> tuple[list[dict], bytes]:
+    """The request's body messages (kept to be replayed to Django) and the body, up to the API's cap."""
+    from tournaments.api.parsers import max_body_bytes
+
+    messages, chunks, size = [], [], 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size <= max_body_bytes():
+            chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return messages, (b"".join(chunks) if size <= max_body_bytes() else b"")
+
+
+def _replaying(messages: list[dict], receive):
+    pending = list(messages)
+
+    async def replay():
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replay
+
+
+def _parse(scope, body: bytes) -> tuple[str, dict] | None:
+    """(token, fields) of a player's well-formed slip; None for anything Django must look at."""
+    headers = {}
+    for name, value in scope.get("headers", []):
+        headers.setdefault(name.lower(), value)
+    host = headers.get(b"host", b"").decode("latin-1")
+    domain, _ = split_domain_port(host)
+    if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+        return None
+    if headers.get(b"content-type", b"").split(b";")[0].strip().lower() != b"application/json":
+        return None
+    scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+    if scheme.lower() != "bearer" or not token or " " in token or len(token) > 200 or not token.isascii():
+        return None
+    try:
+        data = json.loads(body.decode("utf-8"), parse_constant=_refuse)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or not set(data) <= FIELDS or not _valid(data):
+        return None
+    return token, data
+
+
+def _refuse(name):
+    raise ValueError(name)
+
+
+def _whole(value, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _valid(data: dict) -> bool:
+    """As SlipSubmitSerializer would accept it, without any of its conversions (those cases go to Django)."""
+    from tournaments.api.serializers import KEY_MAX, WORD_MAX
+
+    word, key, ref = data.get("word"), data.get("key"), data.get("ref")
+    if not isinstance(word, str) or word != word.strip() or not 0 < len(word) <= WORD_MAX:
+        return False
+    if not WORD.fullmatch(word):
+        return False
+    if not isinstance(key, str) or key != key.strip() or not 0 < len(key) <= KEY_MAX:
+        return False
+    if ref is not None and (not isinstance(ref, str) or len(ref) > 16):
+        return False
+    if data.get("score") is not None and not _whole(data["score"], 0, 100000):
+        return False
+    return data.get("seq") is None or _whole(data["seq"], 0, 2**53 - 1)
+
+
+def _submit(game_id: int, number: int, token: str, data: dict, arrived: float | None):
+    """(status, body, extra headers) of the slip, or None to let Django answer. Runs in a thread; the
+    database connection goes back to the pool at the end, as at the end of a request."""
+    close_old_connections()
+    try:
+        return _answer(game_id, number, token, data, arrived)
+    except OperationalError as error:  # the pool exhausted past its wait, or the database out of reach
+        from arbiter.middleware import RETRY_AFTER_SECONDS, unavailable_response
+
+        logger.warning("503 for a slip of game %s: %s", game_id, error)
+        response = unavailable_response(SimpleNamespace(path="/api/", headers={}), str(error))
+        return 503, json.loads(response.content), [(b"retry-after", str(RETRY_AFTER_SECONDS).encode())]
+    except Exception:
+        logger.exception("slip of game %s round %s", game_id, number)
+        from tournaments.api.exceptions import error_body
+
+        return 500, error_body("server_error", "The server failed; the error was logged."), []
+    finally:
+        connections["default"].close()
+
+
+def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | None):
+    from arbiter.arrival import received_at
+    from engine.notation import RefError
+    from tournaments import selectors, services
+    from tournaments.api.exceptions import error_body
+    from tournaments.api.serializers import canonical_ref
+    from tournaments.api.throttles import SlipRateThrottle
+    from tournaments.api.views import slip_body
+    from tournaments.errors import ServiceError
+    from tournaments.services.slips import StaleSlip
+
+    player = selectors.player_for_token(game_id=game_id, token=token)
+    if player is None:
+        return None  # 401 or 403: Django says which
+    round = selectors.round_with_game(game_id=game_id, number=number)
+    if round is None:
+        return None
+    try:
+        ref = canonical_ref(data.get("ref"), round.game.tournament.coordinates)
+    except RefError:
+        return None
+    principal = SimpleNamespace(user=SimpleNamespace(player=player))
+    if not SlipRateThrottle().allow_request(principal, None):
+        return None  # 429 in the user's language, with its wait: Django's throttle says it
+    try:
+        slip, created = services.slip_submit(
+            round=round, player=player, word=data["word"], ref=ref, score=data.get("score"), key=data["key"],
+            seq=data.get("seq"), now=received_at(SimpleNamespace(scope={"arbiter.received_at": arrived})),
+        )
+    except StaleSlip as stale:
+        fields = {**stale.fields, "slip": slip_body(stale.held)}
+        return stale.status, error_body(stale.code, stale.message, fields), []
+    except ServiceError as error:
+        return error.status, error_body(error.code, error.message, error.fields), []
+    return (201 if created else 200), slip_body(slip), []
