@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from datetime import UTC, datetime
 
 from django.utils import timezone
@@ -36,19 +37,19 @@ def limit_in_flight(app, limit: int | None = None, streams: tuple[str, ...] = ("
     on a 2-core machine then queue first-come first-served instead of sharing the interpreter a hundred
     ways, and the event loop stays free to stamp arrivals. Reads (the live feed, pages) are cheap and
     mostly served from the cache: they do not queue behind the slips."""
-    semaphores: dict[int, asyncio.Semaphore | None] = {}
+    semaphores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one per event loop
 
     async def application(scope, receive, send):
         if (scope.get("type") != "http" or scope.get("method") in ("GET", "HEAD")
                 or scope.get("path", "").endswith(streams)):
             return await app(scope, receive, send)
         loop = asyncio.get_running_loop()
-        if id(loop) not in semaphores:
+        if loop not in semaphores:
             from django.conf import settings  # configured by the time a request arrives
 
             size = settings.ARBITER_REQUESTS_IN_FLIGHT if limit is None else limit
-            semaphores[id(loop)] = asyncio.Semaphore(size) if size > 0 else None
-        semaphore = semaphores[id(loop)]
+            semaphores[loop] = asyncio.Semaphore(size) if size > 0 else None
+        semaphore = semaphores[loop]
         if semaphore is None:
             return await app(scope, receive, send)
         async with semaphore:

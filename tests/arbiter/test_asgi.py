@@ -11,9 +11,7 @@ from django.test import AsyncRequestFactory
 from arbiter.arrival import ARRIVAL_KEY, received_at
 
 
-def _asgi_get(path: str) -> tuple[list[dict], list[warnings.WarningMessage]]:
-    from arbiter.asgi import application
-
+def _asgi_get(path: str, application) -> tuple[list[dict], list[warnings.WarningMessage]]:
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
              "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
              "headers": [(b"host", b"127.0.0.1")], "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80)}
@@ -37,8 +35,21 @@ def _asgi_get(path: str) -> tuple[list[dict], list[warnings.WarningMessage]]:
     return sent, caught
 
 
-def test_static_files_are_served_whole_without_the_sync_iterator_warning():
-    sent, caught = _asgi_get("/static/css/base.css")
+@pytest.fixture
+def asgi_app(settings):
+    """The project's ASGI stack, its static files found in the source folders (tests run with DEBUG off,
+    and a fresh clone has no collected static files)."""
+    from django.core.handlers.asgi import ASGIHandler
+
+    from arbiter.arrival import limit_in_flight, stamp_asgi
+
+    settings.WHITENOISE_USE_FINDERS = True
+    settings.WHITENOISE_AUTOREFRESH = True
+    return stamp_asgi(limit_in_flight(ASGIHandler()))
+
+
+def test_static_files_are_served_whole_without_the_sync_iterator_warning(asgi_app):
+    sent, caught = _asgi_get("/static/css/base.css", asgi_app)
     assert sent[0]["status"] == 200
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     assert b"{" in body  # a style sheet
