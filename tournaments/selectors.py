@@ -32,6 +32,8 @@ def player_for_token(*, game_id: int, token: str) -> Player | None:
     """The player a bearer token belongs to, if that player takes part in this game."""
     if not token or not isinstance(token, str) or len(token) > 200:
         return None
+    if not _in_range(game_id):
+        return None
     # Every slip of a hall goes through here: one plain query, no ORM compilation. The token's player,
     # if the game is of their tournament and not before the game they joined in.
     fields = Player._meta.concrete_fields
@@ -43,11 +45,13 @@ def player_for_token(*, game_id: int, token: str) -> Player | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, [game_id, hash_token(token)])
         row = cursor.fetchone()
-    return None if row is None else Player.from_db(connection.alias, [f.attname for f in fields], row)
+    return None if row is None else _load(Player, fields, row)
 
 
 def round_with_game(*, game_id: int, number: int) -> Round | None:
     """A round that is not cancelled, with its game and tournament loaded, in one plain query."""
+    if not (_in_range(game_id) and _in_range(number)):
+        return None
     models = (Round, Game, Tournament)
     fields = [model._meta.concrete_fields for model in models]
     columns = ", ".join(f'{alias}."{f.column}"' for alias, group in zip("rgt", fields, strict=True) for f in group)
@@ -61,11 +65,7 @@ def round_with_game(*, game_id: int, number: int) -> Round | None:
         return None
     loaded, start = [], 0
     for model, group in zip(models, fields, strict=True):
-        names = [f.attname for f in group]
-        values = list(row[start:start + len(group)])
-        for index, field in enumerate(group):  # JSON columns come back as text from a plain cursor
-            values[index] = _from_db_value(field, values[index])
-        loaded.append(model.from_db(connection.alias, names, values))
+        loaded.append(_load(model, group, row[start:start + len(group)]))
         start += len(group)
     round, game, tournament = loaded
     game.tournament = tournament
@@ -73,9 +73,21 @@ def round_with_game(*, game_id: int, number: int) -> Round | None:
     return round
 
 
-def _from_db_value(field, value):
-    converter = getattr(field, "from_db_value", None)
-    return value if converter is None else converter(value, None, connection)
+def _in_range(value) -> bool:
+    """An id a database column can hold (the ORM answers 'none' beyond; a plain query would fail)."""
+    return isinstance(value, int) and -(2**63) <= value < 2**63
+
+
+def _load(model, fields, values):
+    """A model instance from a plain query's row, the values converted as the ORM would (JSON text,
+    SQLite's dates and booleans...)."""
+    converted = []
+    for field, value in zip(fields, values, strict=True):
+        column = field.get_col(model._meta.db_table)
+        for converter in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
+            value = converter(value, column, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, [f.attname for f in fields], converted)
 
 
 def current_round(game: Game) -> Round | None:
