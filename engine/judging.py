@@ -26,9 +26,14 @@ square in the other direction, must be legal; anything else wrong with the refer
 A **blank not marked** is an uppercase letter of a new tile that the rack cannot supply (beyond its
 own letters) while a blank can.  The play is read with the fewest blanks that make it possible,
 letters the player marked as blanks staying blanks; among those readings, the one scoring least is
-paid.  A mark on a letter the rack holds, while the blank went unmarked on another letter, does not
-turn this into letters not in the rack: the marks that cannot all be kept give way (as many kept as
-the rack allows) and the slip is paid as a blank not marked.
+paid.
+
+A **stray mark** is a letter marked as a blank that the rack holds as a real tile, when the rack's
+blanks cannot cover every mark: alone, beside a rightly marked blank, or beside a blank left unmarked.
+The marks that cannot all be kept give way (as many kept as the rack allows, then the fewest blanks, then
+the lowest score): the play the rack allows is paid its real score with one warning
+(``stray_blank_mark``; ``blank_not_marked`` when a blank also went unmarked).  It is never worse than the
+same slip without the stray mark.
 
 Letters written on squares already covered are taken as the board shows them, whatever their case.
 """
@@ -51,6 +56,7 @@ REASON_MESSAGES = {
     "wrong_ref": "the reference is wrong but the score claimed is reachable by the word",
     "first_round_best": "first round: paid the best placement of the word",
     "blank_not_marked": "a blank was not marked",
+    "stray_blank_mark": "a letter the rack holds was marked as a blank",
     "invalid_word": "a word formed is not in the lexicon",
     "not_in_rack": "the letters are not in the rack",
     "does_not_fit": "the play does not fit the board",
@@ -62,7 +68,7 @@ REASON_MESSAGES = {
 }
 
 # When several warnings apply to one slip, the one named.
-_WARNING_ORDER = ("blank_not_marked", "reversed_ref", "wrong_score")
+_WARNING_ORDER = ("blank_not_marked", "stray_blank_mark", "reversed_ref", "wrong_score")
 
 
 @dataclass(frozen=True)
@@ -148,7 +154,8 @@ def _readings(board, rack: str, word: str, row: int, col: int, horizontal: bool,
         if keeping:
             feasible = keeping
         else:
-            feasible = [chosen for chosen in feasible if chosen - marked]
+            # Marks on letters the rack holds as real tiles (stray marks) give way: as many kept as the
+            # rack allows.
             most = max((len(chosen & marked) for chosen in feasible), default=0)
             feasible = [chosen for chosen in feasible if len(chosen & marked) == most]
         fewest = min((len(chosen) for chosen in feasible), default=0)
@@ -183,6 +190,20 @@ def _play_at(board, rack, word, row, col, horizontal, lexicon, tileset, rules, a
     if best is not None:
         return best, True, None
     return None, False, first_error or error
+
+
+def _fix_warnings(word: str, play) -> list[str]:
+    """What reading the play differently from the slip corrected: a blank on a letter written in
+    uppercase (``blank_not_marked``), a letter marked as a blank paid as a real tile (``stray_blank_mark``)."""
+    squares = _squares(play.row, play.col, play.horizontal, len(word))
+    marked = {square for square, ch in zip(squares, word, strict=True) if ch.islower()}
+    new = {(r, c): is_blank for r, c, _, is_blank in play.tiles}
+    warnings = []
+    if any(is_blank and square not in marked for square, is_blank in new.items()):
+        warnings.append("blank_not_marked")
+    if any(square in new and not new[square] for square in marked):
+        warnings.append("stray_blank_mark")
+    return warnings or ["blank_not_marked"]
 
 
 def _with_board_case(board, word: str, row: int, col: int, horizontal: bool) -> str:
@@ -234,14 +255,14 @@ def judge_slip(board, rack, round_number, slip, lexicon, tileset, rules, labelli
             board, rack, word, ref.row, ref.col, ref.horizontal, lexicon, tileset, rules, rules.warnings
         )
         if play is not None:
-            return _pay(play, slip, rules, ["blank_not_marked"] if fixed else [], labelling)
+            return _pay(play, slip, rules, _fix_warnings(word, play) if fixed else [], labelling)
         if rules.warnings:
             flipped = ref.flipped()
             play, fixed, _ = _play_at(
                 board, rack, word, flipped.row, flipped.col, flipped.horizontal, lexicon, tileset, rules, True
             )
             if play is not None:
-                warnings = ["blank_not_marked", "reversed_ref"] if fixed else ["reversed_ref"]
+                warnings = [*_fix_warnings(word, play), "reversed_ref"] if fixed else ["reversed_ref"]
                 return _pay(play, slip, rules, warnings, labelling)
     if rules.penalties and slip.claimed is not None:
         for play in placements(board, rack, word, lexicon, tileset, rules):
@@ -272,6 +293,8 @@ def _pay(play, slip, rules, warnings: list[str], labelling: str, reason_if_ok: s
     notes = []
     if "blank_not_marked" in warnings:
         notes.append("a blank was not marked, paid the lowest-scoring reading")
+    if "stray_blank_mark" in warnings:
+        notes.append("a letter the rack holds was marked as a blank, paid as the real tile")
     if "reversed_ref" in warnings:
         notes.append("the reference was reversed")
     if slip.claimed != play.score and rules.warnings:
@@ -337,7 +360,7 @@ def _judge_first_round(board, rack, word, slip, lexicon, tileset, rules, labelli
             ref = None
         if ref is None or (ref.row, ref.col, ref.horizontal) != (play.row, play.col, play.horizontal):
             reason_if_ok = "first_round_best"
-    return _pay(play, slip, rules, ["blank_not_marked"] if fixed else [], labelling, reason_if_ok)
+    return _pay(play, slip, rules, _fix_warnings(word, play) if fixed else [], labelling, reason_if_ok)
 
 
 def _first_round_readings(board, rack, word, spots, mode) -> list[str]:

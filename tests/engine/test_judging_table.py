@@ -52,19 +52,34 @@ def _marked(play: Play, written: str) -> frozenset:
     return frozenset(sq for sq, ch in zip(squares, written, strict=True) if ch.islower() and sq in new)
 
 
+def _stray(play: Play, board: Board, rng: random.Random) -> str:
+    """The play as written, with one letter of a new real tile marked as a blank (a stray mark)."""
+    dr, dc = _step(play.horizontal)
+    real = {(r, c) for r, c, _, is_blank in play.tiles if not is_blank}
+    indexes = [i for i in range(len(play.word)) if (play.row + i * dr, play.col + i * dc) in real]
+    if not indexes:
+        return play.word
+    i = rng.choice(indexes)
+    return play.word[:i] + play.word[i].lower() + play.word[i + 1:]
+
+
 def _expected(by_word: dict, lexicon, written: str, ref: str | None, claimed: int | None) -> tuple[int, str]:
     if written.upper() not in lexicon:
         return 0, "zero"
     candidates = by_word.get(written.upper(), [])
 
     def readings(spot):
-        """The plays of the word at this spot that keep the player's marks, fewest blanks first."""
-        here = [p for p in candidates if (p.row, p.col, p.horizontal) == spot and _marked(p, written) <= _blanks(p)]
+        """The plays of the word at this spot as written (exact), and the ones paid when the slip must be
+        read otherwise: those keeping the most of the player's marks (all, when the rack allows; a stray
+        mark on a letter the rack holds gives way), then the fewest blanks."""
+        here = [p for p in candidates if (p.row, p.col, p.horizontal) == spot]
         if not here:
             return [], []
-        fewest = min(len(_blanks(p)) for p in here)
         exact = [p for p in here if _blanks(p) == _marked(p, written)]
-        return exact, [p for p in here if len(_blanks(p)) == fewest]
+        most = max(len(_marked(p, written) & _blanks(p)) for p in here)
+        keeping = [p for p in here if len(_marked(p, written) & _blanks(p)) == most]
+        fewest = min(len(_blanks(p)) for p in keeping)
+        return exact, [p for p in keeping if len(_blanks(p)) == fewest]
 
     def paid(play, warned):
         return (play.score, "warning") if warned or claimed != play.score else (play.score, "ok")
@@ -93,6 +108,7 @@ def test_judging_follows_the_table_on_reference_positions(twl06, english, fisf):
     positions = [json.loads(line) for line in FIXTURES.read_text().splitlines()]
     positions = [p for p in positions if any(ch != "." for row in p["board"] for ch in row)][:40]
     outcomes = defaultdict(int)
+    strays = 0
     for position in positions:
         board = Board.from_rows(position["board"])
         rack = position["rack"]
@@ -102,7 +118,8 @@ def test_judging_follows_the_table_on_reference_positions(twl06, english, fisf):
             by_word[play.word.upper()].append(play)
         for _ in range(40):
             play = rng.choice(plays)
-            written = rng.choice([play.word, play.word, play.word.upper(), play.word.lower()])
+            written = rng.choice([play.word, play.word, play.word.upper(), play.word.lower(),
+                                  _stray(play, board, rng), _stray(play, board, rng)])
             ref = rng.choice([
                 format_ref(play.row, play.col, play.horizontal),
                 format_ref(play.row, play.col, not play.horizontal),
@@ -115,8 +132,10 @@ def test_judging_follows_the_table_on_reference_positions(twl06, english, fisf):
             expected = _expected(by_word, twl06, written, ref, claimed)
             assert (judgement.paid, judgement.outcome) == expected, (position["id"], written, ref, claimed, judgement)
             outcomes[judgement.outcome] += 1
-    # The sample reaches every row of the table that a written play can reach.
+            strays += judgement.reason == "stray_blank_mark"
+    # The sample reaches every row of the table that a written play can reach, stray marks among them.
     assert set(outcomes) == {"ok", "warning", "penalty", "zero"}, outcomes
+    assert sum(outcomes.values()) >= 1000 and strays >= 100, (outcomes, strays)
 
 
 def test_first_round_pays_the_best_horizontal_placement_and_the_lowest_blank_reading(twl06, english, fisf):

@@ -9,6 +9,7 @@ REASONS = {
     "wrong_ref": "wrong ref.",
     "first_round_best": "first round",
     "blank_not_marked": "blank not marked",
+    "stray_blank_mark": "stray blank mark",
     "invalid_word": "invalid word",
     "not_in_rack": "not in rack",
     "does_not_fit": "does not fit",

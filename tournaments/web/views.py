@@ -76,6 +76,7 @@ def reason_texts() -> dict[str, str]:
         "wrong_ref": _("The reference was wrong, but the score is reachable by that word: penalty."),
         "first_round_best": _("First round: paid the best score this word can make."),
         "blank_not_marked": _("A blank was not marked: paid the lowest reading, with a warning."),
+        "stray_blank_mark": _("A letter of the rack was marked as a blank: paid as the real tile, with a warning."),
         "invalid_word": _("A word formed is not in the word list."),
         "not_in_rack": _("The letters played are not in the rack."),
         "does_not_fit": _("The play does not fit on the board."),
