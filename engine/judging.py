@@ -240,9 +240,10 @@ def judge_slip(board, rack, round_number, slip, lexicon, tileset, rules, labelli
         word = parse_word(slip.word, tileset)
     except WordError as error:
         return zero("bad_word", error.message)
+    first_round = round_number == 1 and rules.first_round_best_placement and board.is_empty()
     if word.upper() not in lexicon:
-        return Judgement(0, "zero", "invalid_word", f"{word.upper()} is not in the lexicon {lexicon.name}")
-    if round_number == 1 and rules.first_round_best_placement and board.is_empty():
+        return _zero_not_a_word(board, rack, word, slip, first_round, lexicon, tileset, rules, labelling)
+    if first_round:
         return _judge_first_round(board, rack, word, slip, lexicon, tileset, rules, labelling)
 
     ref_error, first_error = None, None
@@ -271,6 +272,26 @@ def judge_slip(board, rack, round_number, slip, lexicon, tileset, rules, labelli
     if ref is None:
         return zero("bad_ref", f"{ref_error.message} ({ref_error.code})")
     return _zero_from(first_error)
+
+
+def _zero_not_a_word(board, rack, word, slip, first_round, lexicon, tileset, rules, labelling) -> Judgement:
+    """A word outside the lexicon is paid nothing anywhere; the reason reported is the first that applies
+    in the rules' order (§4): bad reference, does not fit, letters not in the rack, invalid words, read at
+    the reference written (in round 1, where the reference is optional: across the centre)."""
+    invalid = Judgement(0, "zero", "invalid_word", f"{word.upper()} is not in the lexicon {lexicon.name}")
+    if first_round:
+        row, col = CENTRE
+        spot = (row, max(0, min(col, SIZE - len(word))), True)
+    else:
+        try:
+            ref = parse_ref(slip.ref, labelling)
+        except RefError as error:
+            return zero("bad_ref", f"{error.message} ({error.code})")
+        spot = (ref.row, ref.col, ref.horizontal)
+    _, _, error = _play_at(board, rack, word, *spot, lexicon, tileset, rules, rules.warnings)
+    if error is not None and error.reason != "invalid_word":
+        return _zero_from(error)
+    return invalid
 
 
 def _zero_from(error: PlayError) -> Judgement:

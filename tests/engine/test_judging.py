@@ -170,8 +170,10 @@ def test_any_invalid_cross_word_is_zero_and_all_are_named(lexicon):
 
 
 def test_main_word_not_in_the_lexicon(lexicon):
-    j = judge(lexicon, "ABEHSTU", "HEST", "6G", 7)
+    j = judge(lexicon, "ABEHSTU", "HEST", "6H", 7)  # down from the H of HORN: it fits, the rack holds EST
     assert (j.paid, j.outcome, j.reason) == (0, "zero", "invalid_word")
+    # Written where it does not fit, the first reason in the rules' order is given (§4).
+    assert judge(lexicon, "ABEHSTU", "HEST", "6G", 7).reason == "does_not_fit"
     assert "HEST" in j.message
 
 
