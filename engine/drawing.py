@@ -143,6 +143,19 @@ def _check_letters(text: str, name: str, tileset) -> str:
     return text
 
 
+def _can_complete(keep: str, bag, rack_size: int, minimums: tuple[int, int], tileset) -> bool:
+    """Whether some letters of the bag complete the kept letters into a rack meeting the minimums."""
+    need = min(rack_size - len(keep), len(bag))
+    kept_v, kept_c, kept_e = _kinds(keep, tileset)
+    bag_v, bag_c, bag_e = _kinds(bag, tileset)
+    for v in range(min(bag_v, need) + 1):
+        for c in range(min(bag_c, need - v) + 1):
+            e = need - v - c
+            if e <= bag_e and _meets_counts(kept_v + v, kept_c + c, kept_e + e, minimums):
+                return True
+    return False
+
+
 def draw_rack(bag, kept: str, round_number: int, rng: random.Random, tileset, rules) -> Draw:
     """Draw this round's rack: the kept letters plus letters from the bag, redrawn until valid.
 
@@ -156,6 +169,12 @@ def draw_rack(bag, kept: str, round_number: int, rng: random.Random, tileset, ru
         raise RackError("game_over", "the letters left cannot make a valid rack: the game is over")
     rejected: list[str] = []
     keep = sort_tiles(kept)
+    if keep and not _can_complete(keep, bag, rules.rack_size, minimums, tileset):
+        # The kept letters alone make the rule impossible (six vowels kept): back into the bag before
+        # anything is drawn, recorded with nothing new (-AEIOUU+).
+        rejected.append("-" + format_rack(keep, ""))
+        bag = sorted(bag + list(keep), key=tile_order)
+        keep = ""
     for _ in range(_MAX_DRAWS):
         count = min(rules.rack_size - len(keep), len(bag))
         drawn = [bag.pop(rng.randrange(len(bag))) for _ in range(count)]
@@ -185,6 +204,16 @@ def check_typed_rack(
         bag, kept = sorted(bag + list(kept), key=tile_order), ""
     pool = bag + list(kept)
     size = min(rules.rack_size, len(pool))
+    if kept and Counter(letters) == Counter(kept) and len(letters) < size:
+        # The kept letters alone, typed to be rejected: refused like a failing rack when no letters of
+        # the bag could complete them (so they go back into the bag, recorded -AEIOUU+).
+        minimums = minimums_in_force(pool, round_number, tileset, rules)
+        if minimums is not None and not _can_complete(sort_tiles(kept), bag, rules.rack_size, minimums, tileset):
+            min_vowels, min_consonants = minimums
+            vowels, consonants, either = _kinds(kept, tileset)
+            code = "too_few_consonants" if vowels + either >= min_vowels else "too_few_vowels"
+            raise RackError(code, f"{letters}: the kept letters alone cannot make a rack with {min_vowels} vowels "
+                                  f"and {min_consonants} consonants")
     if len(letters) != size:
         raise RackError("wrong_size", f"{letters or 'the rack'}: the rack must have {size} letters, not {len(letters)}")
     missing = Counter(kept) - Counter(letters)

@@ -409,9 +409,9 @@ def game_penalties(warning_counts: dict, rules) -> dict:
 
 def count_solos(round_scores) -> dict:
     """Solos per player: a round where the player's score is strictly higher than every other
-    player's.  ``round_scores`` is one {player: paid score} per round, paid before the end-of-game
-    deductions, listing every player of the round (0 for a missing slip); a round with a single
-    player gives no solo."""
+    player's.  ``round_scores`` is one {player: paid score} per round: the round's paid scores, after a
+    slip's −5 penalty and before the end-of-game warning costs (rules §4), listing every player of the
+    round (0 for a missing slip); a round with a single player gives no solo."""
     solos: dict = {}
     for scores in round_scores:
         if len(scores) < 2:

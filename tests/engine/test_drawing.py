@@ -220,3 +220,26 @@ def test_a_draw_is_valid_or_the_game_is_over(letters, kept, round_number, seed):
         assert draw.kept == "".join(sorted(kept, key=lambda ch: (ch == "?", ch)))
     again = draw_rack(letters, kept, round_number, random.Random(seed), ENGLISH, FISF)
     assert again == draw
+
+
+def test_kept_letters_that_alone_make_the_rule_impossible_go_back_before_anything_is_drawn():
+    # Six vowels kept in round 5 (early rule: 2 consonants): no seventh letter can save the rack.
+    bag = list("AEIOUBCDFGHLMNPRST" * 2)
+    for seed in range(20):
+        draw = draw_rack(bag, "AEIOUU", 5, random.Random(seed), ENGLISH, FISF)
+        assert draw.rejected[0] == "-AEIOUU+"  # recorded with nothing new
+        assert draw.kept == "" and len(draw.rack) == 7 and rack_is_valid(draw.rack, 5, ENGLISH, FISF)
+        assert Counter(draw.rack) + Counter(draw.bag) == Counter(bag) + Counter("AEIOUU")
+    # Kept letters that a draw can still complete are kept and drawn with.
+    assert draw_rack(bag, "AEIOU", 5, random.Random(1), ENGLISH, FISF).rejected[:1] != ["-AEIOU+"]
+
+
+def test_kept_letters_alone_typed_to_be_rejected_fail_the_rule_not_the_size():
+    bag = list("AEIOUBCDFGHLMNPRST")
+    with pytest.raises(RackError) as caught:
+        check_typed_rack(bag, "AEIOUU", "AEIOUU", 5, ENGLISH, FISF)
+    assert caught.value.code == "too_few_consonants"
+    # Kept letters that could still be completed are not a failing rack: the size is wrong.
+    with pytest.raises(RackError) as caught:
+        check_typed_rack(bag, "AEI", "AEI", 5, ENGLISH, FISF)
+    assert caught.value.code == "wrong_size"

@@ -150,3 +150,20 @@ def test_the_console_says_how_long_the_pause_still_lasts(client, arbitrator, gam
     client.post("/i18n/setlang/", {"language": "fr", "next": "/console/"})
     page = client.post(reverse("console-draw", args=[game.pk]), follow=True)
     assert "le prochain tirage pourra se faire dans" in " ".join(str(m) for m in page.context["messages"])
+
+
+def test_kept_letters_that_alone_fail_the_rule_are_rejected_with_nothing_new(game, arbitrator):
+    from tournaments.models import Game
+
+    Game.objects.filter(pk=game.pk).update(kept="AEIOUU", bag="".join(sorted(game.bag + "")))
+    game.refresh_from_db()
+    pool = Counter(game.bag) + Counter(game.kept)
+    rejected = services.rack_reject(game=game, rack="AEIOUU", actor=arbitrator)
+    assert rejected == ["-AEIOUU+"]
+    game.refresh_from_db()
+    assert game.kept == "" and Counter(game.bag) == pool
+    # The random draw does the same by itself.
+    Game.objects.filter(pk=game.pk).update(kept="AEIOUU", pending_rejected=[])
+    game.refresh_from_db()
+    drawn = services.round_draw(game=game)
+    assert drawn.rejected[0] == "-AEIOUU+" and drawn.kept == ""
