@@ -226,6 +226,33 @@ class Slip(models.Model):
         return f"{self.word} {self.ref} {self.claimed}"
 
 
+class LateSlip(models.Model):
+    """A slip that reached the server after the deadline or the end call: refused, never judged, kept on
+    record (who, when, what) so that a dispute is settled from it. The arbitrator may admit it when the
+    fault was the venue's: the slip then made from it is ``admitted``."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="late_slips")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="late_slips")
+    word = models.CharField(max_length=15)
+    ref = models.CharField(max_length=8, blank=True, default="")
+    claimed = models.IntegerField(null=True, blank=True)
+    key = models.CharField(max_length=100)
+    seq = models.BigIntegerField(null=True, blank=True)
+    received_at = models.DateTimeField()
+    late_by = models.FloatField()  # seconds after the end call (the deadline, or an earlier close)
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    admitted = models.OneToOneField(Slip, null=True, blank=True, on_delete=models.SET_NULL, related_name="late")
+
+    class Meta:
+        ordering = ["round_id", "received_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["round", "player", "key"], name="late_slip_key_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.word} {self.ref} {self.claimed} (+{self.late_by:.1f} s)"
+
+
 class Result(models.Model):
     class Outcome(models.TextChoices):
         OK = "ok", "OK"

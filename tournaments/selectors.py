@@ -254,6 +254,12 @@ def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool
         slip = Slip.objects.filter(round=round, player=player, current=True).first()
         body["slip"] = _slip_body(slip) if slip else None
     if arbitrator:
+        body["late"] = [
+            {"id": late.pk, "player": late.player_id, "name": late.player.name, "table": late.player.table,
+             "word": late.word, "ref": late.ref, "claimed": late.claimed, "received_at": _iso(late.received_at),
+             "late_by": late.late_by, "admitted": late.admitted_id is not None}
+            for late in round.late_slips.select_related("player").order_by("received_at", "id")
+        ]
         body["tops_ready"] = round.tops_ready
         body["no_play"] = round.tops_ready and round.top_score is None
         body["progress"] = round_progress(round=round)

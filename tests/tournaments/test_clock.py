@@ -24,10 +24,12 @@ def test_a_late_slip_is_refused_and_closes_the_round_with_no_worker(make_game, m
     with pytest.raises(ServiceError) as caught:
         services.slip_submit(round=rnd, player=player, word="HELLO", ref="H4", score=8, key="k")
     assert (caught.value.code, caught.value.status) == ("round_closed", 409)
-    # Whoever comes first after the deadline closes the round: here the late slip itself.
+    # Whoever comes first after the deadline closes the round: here the late slip itself, kept on record:
+    # the player's result reads late (rules §4), not no_slip.
     rnd.refresh_from_db()
     assert rnd.status == Round.Status.CLOSED
-    assert Result.objects.get(round=rnd, player=player).reason == "no_slip"
+    result = Result.objects.get(round=rnd, player=player)
+    assert (result.reason, result.paid) == ("late", 0) and "after the end call" in result.message
     assert sweep_overdue_rounds() == 0
 
 

@@ -262,7 +262,7 @@ def test_with_no_worker_the_first_request_after_the_deadline_closes_the_round(st
     got = results(h, number)
     assert set(got) == {player.pk for player, _ in h.players}
     assert got[h.players[0][0].pk].paid == TOP["score"]
-    assert got[h.players[1][0].pk].reason == "no_slip"
+    assert got[h.players[1][0].pk].reason == "late"  # the refused slip is on record (rules §4), not judged
     assert not Slip.objects.filter(round=rnd, player=h.players[1][0]).exists()
     assert closes(h, number) == 1
 
@@ -330,9 +330,9 @@ def test_a_slip_whose_headers_arrived_before_the_deadline_counts_when_its_body_c
     assert late.player_id == slow.pk
     assert closes(h, number) == 1
 
-    # A slip whose headers arrive after the deadline is refused, and changes nothing.
+    # A slip whose headers arrive after the deadline is refused: kept on record, never judged.
     assert_error(slip(web, h, number, 1), 409, "round_closed")
-    assert results(h, number)[other.pk].reason == "no_slip"
+    assert results(h, number)[other.pk].reason == "late"
     assert not Slip.objects.filter(round=h.round(number), player=other).exists()
 
 

@@ -157,6 +157,15 @@ class SlipSubmitSerializer(SlipFieldsMixin):
     table = serializers.IntegerField(
         required=False, min_value=1, help_text="Arbitrator entering a paper slip: the player's table."
     )
+    late = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Arbitrator, closed round: a paper slip handed in after the end call, kept on record and paid "
+        "0 (reason late).",
+    )
+
+
+class LateAdmitSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=300, help_text="Why the late slip is admitted (the venue's fault).")
 
 
 class MasterSerializer(serializers.Serializer):

@@ -38,8 +38,9 @@ class ScopedRateThrottle(SimpleRateThrottle):
 class SlipRateThrottle(ScopedRateThrottle):
     """Slips per player token; the arbitrator entering paper slips is not limited.
 
-    On the hot path of a festival's deadline: a counter per player and window of ``duration`` seconds,
-    one cache round trip (DRF's sliding history costs a read and a write of a list)."""
+    On the hot path of a festival's deadline: a counter per player whose window opens with the player's
+    first slip and lasts ``duration`` seconds, one cache round trip (DRF's sliding history costs a read
+    and a write of a list)."""
 
     scope = "slips"
 
@@ -58,19 +59,16 @@ class SlipRateThrottle(ScopedRateThrottle):
         if key is None:
             return True
         self.now = self.timer()
-        window = int(self.now // self.duration)
         try:
-            seen = count(self.cache, f"{key}:{window}", timeout=self.duration)
+            # The window opens with the player's first slip and lasts ``duration`` seconds.
+            seen = count(self.cache, f"{key}:window", timeout=self.duration)
         except Exception:
             logger.warning("slip rate not checked: the cache cannot be reached", exc_info=True)
             return True
-        if seen is None or seen <= self.num_requests:
-            return True
-        self.window_end = (window + 1) * self.duration
-        return False
+        return seen is None or seen <= self.num_requests
 
     def wait(self):
-        return max(0.0, getattr(self, "window_end", self.now) - self.now)
+        return float(self.duration)  # at most: the window opened with an earlier slip
 
 
 class AddressRateThrottle(ScopedRateThrottle):

@@ -31,4 +31,9 @@ urlpatterns = [
         views.SlipCorrectView.as_view(),
         name="api-slip-correct",
     ),
+    path(
+        "games/<int:game_id>/rounds/<int:number>/late/<int:late_id>/admit",
+        views.LateAdmitView.as_view(),
+        name="api-late-admit",
+    ),
 ]

@@ -34,7 +34,7 @@ from tournaments.api.throttles import (
     SlipRateThrottle,
 )
 from tournaments.errors import Forbidden, NotFound, ServiceError
-from tournaments.models import Game, Player, Round, Slip, Tournament
+from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
 from tournaments.services.slips import StaleSlip
 
 ERRORS = {
@@ -432,6 +432,11 @@ class SlipsView(ApiView):
         data = valid(s.SlipSubmitSerializer, request)
         ref = checked_ref(data.get("ref"), game)
         entered_by = arbitrator(request)
+        if entered_by is not None and data.get("late"):
+            player = paper_slip_player(game, data)
+            late = services.slip_enter_late(round=round, player=player, word=data["word"], ref=ref,
+                                            score=data.get("score"), actor=entered_by)
+            return Response(late_body(late), status=status.HTTP_201_CREATED)
         if entered_by is not None:
             player = paper_slip_player(game, data)
             key = data.get("key") or f"paper-{uuid.uuid4().hex}"
@@ -452,6 +457,27 @@ class SlipsView(ApiView):
             stale.fields = {**stale.fields, "slip": slip_body(stale.held)}
             raise
         return Response(slip_body(slip), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+def late_body(late) -> dict:
+    return {"id": late.pk, "round": late.round.number, "player": late.player_id, "word": late.word,
+            "ref": late.ref, "score": late.claimed, "received_at": iso(late.received_at), "late_by": late.late_by,
+            "admitted": late.admitted_id}
+
+
+class LateAdmitView(ApiView):
+    """The arbitrator admits a late slip (the fault was the venue's): judged at once, logged."""
+
+    @extend_schema(request=s.LateAdmitSerializer, responses=answers({200: s.RoundDetailSerializer}, 400, 401, 403, 404, 409))
+    def post(self, request, game_id: int, number: int, late_id: int):
+        round = get_round(get_game(game_id), number)
+        late = LateSlip.objects.filter(pk=late_id, round=round).first()
+        if late is None:
+            raise NotFound("not_found", f"no late slip {late_id} in round {number}")
+        data = valid(s.LateAdmitSerializer, request)
+        services.late_slip_admit(late=late, reason=data["reason"], actor=request.user)
+        round.refresh_from_db()
+        return Response(selectors.round_detail(round=round, arbitrator=True))
 
 
 class SlipCorrectView(ApiView):

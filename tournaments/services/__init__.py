@@ -25,7 +25,7 @@ from .setup import (
     player_token_reissue,
     tournament_create,
 )
-from .slips import result_override, slip_add, slip_correct, slip_submit
+from .slips import late_slip_admit, result_override, slip_add, slip_correct, slip_enter_late, slip_submit
 
 __all__ = [
     "game_close_if_due",
@@ -33,6 +33,7 @@ __all__ = [
     "game_end",
     "game_players",
     "hash_token",
+    "late_slip_admit",
     "lexicon_import",
     "player_join",
     "player_register",
@@ -48,6 +49,7 @@ __all__ = [
     "rounds_close_overdue",
     "slip_add",
     "slip_correct",
+    "slip_enter_late",
     "slip_submit",
     "tournament_create",
 ]

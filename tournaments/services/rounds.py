@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from tournaments.errors import Conflict, ServiceError
 from tournaments.live import notify_game_changed
-from tournaments.models import Game, Result, Round, Slip
+from tournaments.models import Game, LateSlip, Result, Round, Slip
 
 from .common import log, play_from_dict, play_to_dict, setting_of, sorted_letters, tiles_left
 from .setup import game_players
@@ -391,6 +391,10 @@ def _judge_all(game: Game, round: Round) -> None:
     setting = setting_of(game.tournament)
     board = Board.from_rows(round.board)
     slips = {s.player_id: s for s in Slip.objects.filter(round=round, current=True)}
+    late = {}  # the first late slip of each player who has one: the result reads late, not no_slip
+    for player_id, late_by in (LateSlip.objects.filter(round=round).order_by("-received_at")
+                               .values_list("player_id", "late_by")):
+        late[player_id] = late_by
     already = set(Result.objects.filter(round=round).values_list("player_id", flat=True))
     results = []
     judged: dict[tuple, object] = {}
@@ -400,7 +404,13 @@ def _judge_all(game: Game, round: Round) -> None:
         slip = slips.get(player.pk)
         content = None if slip is None else (slip.word, slip.ref, slip.claimed)
         judgement = judged.get(content)
-        if judgement is None:
+        if slip is None and player.pk in late:
+            from engine.judging import zero
+
+            from .slips import late_message
+
+            judgement = zero("late", late_message(late[player.pk]))
+        elif judgement is None:
             judgement = judged[content] = judge(setting, round, slip, board=board)
         results.append(
             Result(round=round, player=player, slip=slip, paid=judgement.paid, outcome=judgement.outcome,

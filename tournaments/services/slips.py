@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.live import notify_game_changed, notify_progress
-from tournaments.models import Game, Player, Result, Round, Slip
+from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 
 from .common import log, setting_of
 from .rounds import judge, round_close_if_due
@@ -101,6 +101,21 @@ def slip_submit(
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
+    try:
+        return _write_slip(round, player, word, ref, score, key, now, entered_by, seq)
+    except _Late as late:
+        # Refused, and kept on record (once per key), never judged: the player's result reads late.
+        recorded = _record_late(late.round, player, word, ref, score, key, seq, now, entered_by)
+        raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed",
+                       fields={"late_by": recorded.late_by}) from None
+
+
+class _Late(Exception):
+    def __init__(self, round: Round):
+        self.round = round
+
+
+def _write_slip(round, player, word, ref, score, key, now, entered_by, seq) -> tuple[Slip, bool]:
     with transaction.atomic():
         locked = _lock_round_for_slip(round, player)  # checks too that the player plays this game
         mine = {s.key: s for s in _slips_of(locked, player, key)}
@@ -112,6 +127,8 @@ def slip_submit(
         if locked.status == Round.Status.DRAWN:
             raise Conflict("round_not_open", "the round has not started yet")
         if not _in_time(locked, now):
+            if locked.status in (Round.Status.OPEN, Round.Status.CLOSED) and locked.deadline is not None:
+                raise _Late(locked)
             raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed")
         previous = next((s for s in mine.values() if s.current), None)
         if previous is not None and seq is not None and previous.seq is not None and seq < previous.seq:
@@ -132,6 +149,104 @@ def slip_submit(
         elif previous is None:
             notify_progress(round.game_id)
     return slip, True
+
+
+def _end_call(round: Round):
+    """When the round ended for the players: its deadline, or an earlier close by the arbitrator."""
+    if round.closed_at is not None and round.closed_at < round.deadline:
+        return round.closed_at
+    return round.deadline
+
+
+def _record_late(round: Round, player: Player, word, ref, score, key, seq, arrived, entered_by=None) -> LateSlip:
+    """Keep a late slip on record (once per key) and make the player's result read late."""
+    late_by = _seconds((arrived - _end_call(round)).total_seconds())
+    with transaction.atomic():
+        late, _ = LateSlip.objects.get_or_create(
+            round_id=round.pk, player=player, key=key,
+            defaults={"word": word, "ref": ref, "claimed": score, "seq": seq, "received_at": arrived,
+                      "late_by": late_by,
+                      "entered_by": entered_by if getattr(entered_by, "is_authenticated", False) else None},
+        )
+        if _mark_result_late(round, player):
+            notify_game_changed(round.game_id)
+    return late
+
+
+def _seconds(value: float) -> float:
+    return round(value, 3)  # the builtin: no parameter of this function is called round
+
+
+def late_message(late_by: float) -> str:
+    return f"the slip arrived {late_by:.1f} s after the end call"
+
+
+def _mark_result_late(round: Round, player: Player) -> bool:
+    """A closed round's ``no_slip`` result of a player with a late slip reads ``late`` (how late: the
+    first late slip). Returns whether it changed."""
+    result = Result.objects.select_for_update().filter(round_id=round.pk, player=player, reason="no_slip").first()
+    first = LateSlip.objects.filter(round_id=round.pk, player=player).order_by("received_at").first()
+    if result is None or first is None:
+        return False
+    result.reason, result.message = "late", late_message(first.late_by)
+    result.save(update_fields=["reason", "message"])
+    return True
+
+
+def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None, score: int | None, actor,
+                    received_at: datetime | None = None) -> LateSlip:
+    """A paper slip handed in after the end call, entered by the arbitrator: on record, paid 0 (late)."""
+    round = Round.objects.select_related("game__tournament").get(pk=round.pk)
+    player = _check_player(round, player)
+    word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
+    if round.status != Round.Status.CLOSED:
+        raise Conflict("round_not_closed", "a late paper slip is entered once the round is closed")
+    arrived = received_at or timezone.now()
+    late = _record_late(round, player, word, ref, score, f"paper-late:{uuid.uuid4()}", None,
+                        max(arrived, _end_call(round)), actor)
+    log(game=round.game, round=round, player=player, action="late_enter", actor=actor,
+        after={"word": word, "ref": ref, "claimed": score, "late_by": late.late_by})
+    return late
+
+
+def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
+    """The arbitrator admits a late slip (the fault was the venue's): it becomes the player's slip of the
+    closed round, judged at once, logged like any correction."""
+    reason_text = " ".join(str(reason or "").split())
+    if not reason_text:
+        raise ServiceError("reason_required", "admitting a late slip needs a reason", fields={"reason": ["required"]})
+    with transaction.atomic():
+        late = LateSlip.objects.select_for_update().select_related("round__game__tournament", "player").get(pk=late.pk)
+        round = Round.objects.select_for_update().select_related("game__tournament").get(pk=late.round_id)
+        if late.admitted_id is not None:
+            raise Conflict("already_admitted", "this late slip was already admitted")
+        if round.status != Round.Status.CLOSED:
+            raise Conflict("round_not_closed", "a late slip is admitted once the round is closed")
+        if Slip.objects.filter(round=round, player=late.player, current=True).exists():
+            raise Conflict("slip_exists", "the player has a slip in this round: correct it instead")
+        slip = Slip.objects.create(
+            round=round, player=late.player, word=late.word, ref=late.ref, claimed=late.claimed,
+            key=f"admitted:{late.pk}", seq=late.seq, received_at=late.received_at,
+            entered_by=actor if getattr(actor, "is_authenticated", False) else None,
+        )
+        result = Result.objects.select_for_update().filter(round=round, player=late.player).first()
+        before = {"result": _result_dict(result)}
+        judgement = judge(setting_of(round.game.tournament), round, slip)
+        fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
+                  "message": judgement.message[:300], "corrected": True}
+        if result is None:
+            result = Result.objects.create(round=round, player=late.player, **fields)
+        else:
+            for name, value in fields.items():
+                setattr(result, name, value)
+            result.save()
+        late.admitted = slip
+        late.save(update_fields=["admitted"])
+        log(game=round.game, round=round, slip=slip, player=late.player, action="late_admit", actor=actor,
+            before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result),
+                                  "late_by": late.late_by}, reason=reason_text)
+        notify_game_changed(round.game_id)
+    return slip
 
 
 def _lock_round_for_slip(round: Round, player: Player) -> Round:

@@ -38,4 +38,6 @@ urlpatterns = [
     path("games/<int:game_id>/slips/<int:slip_id>/correct/", slips.slip_correct, name="console-slip-correct"),
     path("games/<int:game_id>/rounds/<int:number>/players/<int:player_id>/slip/", slips.slip_add,
          name="console-slip-add"),
+    path("games/<int:game_id>/rounds/<int:number>/late/<int:late_id>/admit/", slips.late_admit,
+         name="console-late-admit"),
 ]

@@ -182,3 +182,26 @@ def slip_add(request: HttpRequest, game_id: int, number: int, player_id: int) ->
             messages.success(request, _("Slip of %(name)s added: %(slip)s.") % {
                 "name": player.name, "slip": slip_text(added)})
     return redirect("console-round", game_id=game.pk, number=round.number)
+
+
+@staff_required
+@require_POST
+def late_admit(request: HttpRequest, game_id: int, number: int, late_id: int) -> HttpResponse:
+    """Admit a late slip (the fault was the venue's): judged at once and logged with the reason given."""
+    from django.http import Http404
+
+    from tournaments.models import LateSlip
+
+    game = queries.game(game_id)
+    round = queries.round_of(game, number)
+    late = LateSlip.objects.filter(pk=late_id, round=round).select_related("player").first()
+    if late is None:
+        raise Http404
+    try:
+        admitted = services.late_slip_admit(late=late, reason=request.POST.get("reason", ""), actor=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, _("Late slip of %(name)s admitted: %(slip)s.") % {
+            "name": late.player.name, "slip": slip_text(admitted)})
+    return redirect("console-round", game_id=game.pk, number=round.number)
