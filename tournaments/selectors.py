@@ -78,13 +78,23 @@ def _in_range(value) -> bool:
     return isinstance(value, int) and -(2**63) <= value < 2**63
 
 
+_converters: dict[tuple, list] = {}
+
+
 def _load(model, fields, values):
     """A model instance from a plain query's row, the values converted as the ORM would (JSON text,
     SQLite's dates and booleans...)."""
+    key = (model, connection.vendor)
+    found = _converters.get(key)
+    if found is None:
+        found = []
+        for field in fields:
+            column = field.get_col(model._meta.db_table)
+            found.append((column, connection.ops.get_db_converters(column) + column.get_db_converters(connection)))
+        _converters[key] = found
     converted = []
-    for field, value in zip(fields, values, strict=True):
-        column = field.get_col(model._meta.db_table)
-        for converter in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
+    for (column, converters), value in zip(found, values, strict=True):
+        for converter in converters:
             value = converter(value, column, connection)
         converted.append(value)
     return model.from_db(connection.alias, [f.attname for f in fields], converted)
