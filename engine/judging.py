@@ -65,6 +65,7 @@ REASON_MESSAGES = {
     "bad_word": "the word is not written in letters",
     "no_slip": "no slip was handed in",
     "late": "the slip was handed in after the end call",
+    "several_slips": "two different slips were handed in",
 }
 
 # When several warnings apply to one slip, the one named.

@@ -92,13 +92,17 @@ def game(make_game):
 
 
 @pytest.fixture
-def isolated_cache(settings):
+def isolated_cache(settings, tmp_path_factory):
     """Throttle counters and live versions live in the cache: the test gets its own key prefix, so tests
     running at once (pytest -n, one shared Redis) never see each other's keys, and its keys go afterwards."""
     from django.core.cache import cache
 
     prefix = f"test-{uuid.uuid4().hex[:12]}"
-    settings.CACHES = {name: {**config, "KEY_PREFIX": prefix} for name, config in settings.CACHES.items()}
+    caches = {name: {**config, "KEY_PREFIX": prefix} for name, config in settings.CACHES.items()}
+    for config in caches.values():
+        if config["BACKEND"].endswith("FileBasedCache"):  # a folder of its own: clearing it touches no other test
+            config["LOCATION"] = str(tmp_path_factory.mktemp("cache"))
+    settings.CACHES = caches
     yield prefix
     raw = getattr(cache, "_cache", None)
     if hasattr(raw, "get_client"):  # Redis: delete this test's keys only

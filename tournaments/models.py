@@ -209,6 +209,9 @@ class Slip(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by"
     )
     current = models.BooleanField(default=True)  # the slip that counts for this player and round
+    # A second, different paper slip of the player in the round (the arbitrator's finding, §4 "several
+    # slips"): it counts, and pays 0.
+    several = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["round_id", "player_id", "id"]

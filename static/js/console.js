@@ -175,6 +175,7 @@ function slipEntry(form) {
     const body = new FormData();
     body.append("round", round);
     body.append("key", entry.key);
+    if (entry.choice) body.append("choice", entry.choice);
     for (const name of names) body.append(name, entry[name]);
     let res;
     let answer = null;
@@ -203,6 +204,14 @@ function slipEntry(form) {
       row.dataset.state = "recorded";
       say(`${text}: ${texts.table}${answer.player.table} ${answer.player.name} — ${slip.word} ${slip.ref || ""} ${slip.claimed ?? ""}`, true);
       showProgress(answer.progress);
+      return;
+    }
+    if (res && res.status === 409 && answer && answer.error && answer.error.code === "second_slip" && !entry.choice) {
+      // Two different paper slips for one table: a typing correction (replaces) or a second slip (paid 0).
+      entry.choice = window.confirm(answer.error.message) ? "replace" : "second";
+      pending += 1;
+      form.dataset.pending = String(pending);
+      await send(entry, row);
       return;
     }
     const error = (answer && answer.error) || { message: texts.network, fields: {} };

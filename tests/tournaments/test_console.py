@@ -723,3 +723,32 @@ def test_a_phone_link_moves_a_registered_player_to_a_phone(console, seated):
     assert LogEntry.objects.filter(game=game, action="player_token_reissue", player=chloe,
                                    actor=console.user).count() == 1
     assert console.get(reverse("console-player-phone-link", args=[game.pk, chloe.pk])).status_code == 405
+
+
+def test_a_second_different_paper_slip_for_a_table_asks_which_it_is(console, seated):
+    """On paper two different slips of one player pay 0 (§4): the console asks whether the second one
+    is a typing correction (it replaces the first) or a second slip (paid 0), and logs the choice."""
+    game, ada, ben = seated
+    round = open_round(game)
+    assert enter(console, game, table=2, word="RETAINS", ref="H8", score=66, key="p1").status_code == 201
+    # The same slip typed again is no second slip.
+    assert enter(console, game, table=2, word="RETAINS", ref="h 8", score=66, key="p1b").status_code == 201
+    asked = enter(console, game, table=2, word="NASTIER", ref="H2", score=66, key="p2")
+    assert asked.status_code == 409
+    error = asked.json()["error"]
+    assert error["code"] == "second_slip" and "RETAINS" in error["message"]
+    assert Slip.objects.get(round=round, player=ben, current=True).key == "p1b"  # nothing changed
+    # A typing correction: it replaces the first, logged with the choice.
+    assert enter(console, game, table=2, word="NASTIER", ref="H2", score=66, key="p2",
+                 choice="replace").status_code == 201
+    entry = LogEntry.objects.filter(round=round, action="slip_replace").latest("id")
+    assert entry.reason == "typing correction" and entry.after["word"] == "NASTIER"
+    # A second slip: it counts, and pays 0 at the close.
+    assert enter(console, game, table=2, word="STAINER", ref="H2", score=66, key="p3",
+                 choice="second").status_code == 201
+    held = Slip.objects.get(round=round, player=ben, current=True)
+    assert held.several and held.word == "STAINER"
+    assert LogEntry.objects.get(round=round, action="slip_several").reason == "second slip: paid 0"
+    services.round_close(round=round)
+    result = Result.objects.get(round=round, player=ben)
+    assert (result.paid, result.reason) == (0, "several_slips")

@@ -371,6 +371,8 @@ def judge(setting, round: Round, slip: Slip | None, board=None):
 
     if slip is None:
         return zero("no_slip")
+    if slip.several:
+        return zero("several_slips")
     return judge_slip(
         board if board is not None else Board.from_rows(round.board),
         round.rack,
@@ -402,7 +404,7 @@ def _judge_all(game: Game, round: Round) -> None:
         if player.pk in already:  # arrived after the close started: written as absent
             continue
         slip = slips.get(player.pk)
-        content = None if slip is None else (slip.word, slip.ref, slip.claimed)
+        content = None if slip is None else (slip.word, slip.ref, slip.claimed, slip.several)
         judgement = judged.get(content)
         if slip is None and player.pk in late:
             from engine.judging import zero

@@ -73,7 +73,8 @@ def _check_player(round: Round, player) -> Player:
 
 def slip_submit(
     *, round: Round, player: Player, word: str, ref: str | None, score: int | None, key: str,
-    now: datetime | None = None, entered_by=None, seq: int | None = None,
+    now: datetime | None = None, entered_by=None, seq: int | None = None, several: bool = False,
+    reason: str = "",
 ) -> tuple[Slip, bool]:
     """Hand in a slip; return (slip, created). The same key again returns the first slip unchanged; a new
     key replaces the player's earlier slip (kept, linked).
@@ -88,6 +89,9 @@ def slip_submit(
     slip's was made before it (a request delayed on the network): it is refused with 409 stale_slip
     (StaleSlip, carrying the held slip) and changes nothing. A slip without seq, or a held slip without
     one, replaces as above.
+
+    ``several`` (the arbitrator's paper entry): this slip is a second, different one of the player, not a
+    typing correction: it replaces the held slip and pays 0 (several slips). ``reason`` goes to the log.
     """
     now = now or timezone.now()  # the time received, before any wait for the round's lock
     if "game" not in round._state.fields_cache or "tournament" not in round.game._state.fields_cache:
@@ -102,7 +106,7 @@ def slip_submit(
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
     try:
-        return _write_slip(round, player, word, ref, score, key, now, entered_by, seq)
+        return _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several, reason)
     except _Late as late:
         # Refused, and kept on record (once per key), never judged: the player's result reads late.
         recorded = _record_late(late.round, player, word, ref, score, key, seq, now, entered_by)
@@ -115,7 +119,8 @@ class _Late(Exception):
         self.round = round
 
 
-def _write_slip(round, player, word, ref, score, key, now, entered_by, seq) -> tuple[Slip, bool]:
+def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several=False,
+                reason="") -> tuple[Slip, bool]:
     with transaction.atomic():
         locked = _lock_round_for_slip(round, player)  # checks too that the player plays this game
         mine = {s.key: s for s in _slips_of(locked, player, key)}
@@ -138,11 +143,12 @@ def _write_slip(round, player, word, ref, score, key, now, entered_by, seq) -> t
         slip = Slip.objects.create(
             round=locked, player=player, word=word, ref=ref, claimed=score, key=key, seq=seq, received_at=now,
             entered_by=entered_by if getattr(entered_by, "is_authenticated", False) else None,
-            replaces=previous,
+            replaces=previous, several=several and previous is not None,
         )
         if entered_by is not None or previous is not None:
-            log(game=round.game, round=locked, slip=slip, player=player, action="slip_enter" if previous is None
-                else "slip_replace", actor=entered_by, before=_slip_dict(previous), after=_slip_dict(slip))
+            action = "slip_enter" if previous is None else ("slip_several" if slip.several else "slip_replace")
+            log(game=round.game, round=locked, slip=slip, player=player, action=action, actor=entered_by,
+                before=_slip_dict(previous), after=_slip_dict(slip), reason=reason)
         if locked.status == Round.Status.CLOSED:
             _judge_served_after_close(locked, player, slip)
             notify_game_changed(round.game_id)

@@ -86,6 +86,7 @@ def reason_texts() -> dict[str, str]:
         "bad_word": _("The word is not written with letters only."),
         "no_slip": _("No slip was handed in."),
         "late": _("The slip arrived after the end of the round."),
+        "several_slips": _("Two different slips were handed in: paid 0."),
     }
 
 

@@ -67,7 +67,7 @@ def slip_of(game: Game, slip_id: int) -> Slip:
 
 def corrections(round: Round) -> list[LogEntry]:
     return list(
-        LogEntry.objects.filter(round=round, action__in=["slip_correct", "slip_add", "master_change", "late_admit", "late_enter"])
+        LogEntry.objects.filter(round=round, action__in=["slip_correct", "slip_add", "master_change", "late_admit", "late_enter", "slip_several"])
         .select_related("actor", "player")
         .order_by("id")
     )

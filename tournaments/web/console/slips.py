@@ -53,6 +53,20 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
     })
 
 
+def _other_slip(round, player, key: str, data: dict, coordinates: str):
+    """The player's slip held in the round when the one typed differs from it (another key, another
+    content), else None."""
+    from tournaments.models import Slip
+
+    held = Slip.objects.filter(round=round, player=player, current=True).first()
+    if held is None or held.key == key:
+        return None
+    typed = (data["word"].strip(), canonical_ref(data["ref"] or "", coordinates), data["score"])
+    if (held.word, canonical_ref(held.ref, coordinates), held.claimed) == typed:
+        return None  # the same slip typed again
+    return held
+
+
 def slip_text(slip) -> str:
     """A slip as the arbitrator reads it: word, reference, score (the parts written)."""
     ref = canonical_ref(slip.ref, slip.round.game.tournament.coordinates)
@@ -108,9 +122,21 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
                 reason=PAPER_AFTER_CLOSE, actor=request.user,
             ), True
         else:
+            key = data["key"] or f"console:{uuid.uuid4()}"
+            choice = request.POST.get("choice", "")
+            held = _other_slip(round, player, key, data, game.tournament.coordinates)
+            if held is not None and choice not in ("replace", "second"):
+                # On paper two different slips of one player pay 0 (§4): the arbitrator says which it is.
+                raise ServiceError(
+                    "second_slip",
+                    _("Table %(table)s already holds %(slip)s. Is this a typing correction that replaces it "
+                      "(OK), or a second slip, paid 0 (Cancel)?") % {"table": player.table, "slip": slip_text(held)},
+                    status=409, fields={"slip": [slip_text(held)]})
             slip, created = services.slip_submit(
                 round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
-                key=data["key"] or f"console:{uuid.uuid4()}", entered_by=request.user,
+                key=key, entered_by=request.user, several=held is not None and choice == "second",
+                reason={"replace": _("typing correction"), "second": _("second slip: paid 0")}.get(choice, "")
+                if held is not None else "",
             )
     except ServiceError as error:
         fields = {("table" if name == "player" else name): value for name, value in (error.fields or {}).items()}
