@@ -167,3 +167,11 @@ def test_kept_letters_that_alone_fail_the_rule_are_rejected_with_nothing_new(gam
     game.refresh_from_db()
     drawn = services.round_draw(game=game)
     assert drawn.rejected[0] == "-AEIOUU+" and drawn.kept == ""
+
+
+def test_over_http_kept_letters_alone_are_rejected_with_nothing_new(arbitrator_client, game, isolated_cache):
+    Game.objects.filter(pk=game.pk).update(kept="AEIOUU")
+    answer = arbitrator_client.post(f"/api/games/{game.pk}/rejections", {"rack": "AEIOUU"}, format="json")
+    assert answer.status_code == 201, answer.json()
+    assert answer.json()["rejected"] == ["-AEIOUU+"]
+    assert Game.objects.get(pk=game.pk).kept == ""
