@@ -23,7 +23,7 @@ run: $(VENV)/.installed
 	$(BIN)/python manage.py rundemo --host '$(HOST)' --port '$(PORT)'
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
