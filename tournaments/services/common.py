@@ -75,6 +75,11 @@ def sorted_letters(letters) -> str:
     return sort_tiles(letters)
 
 
+def late_message(late_by: float) -> str:
+    """The message of a result that reads late."""
+    return f"the slip arrived {late_by:.1f} s after the end call"
+
+
 def log(*, game, action: str, actor=None, round=None, slip=None, player=None, before=None, after=None,
         reason: str = "") -> LogEntry:
     actor = actor if getattr(actor, "is_authenticated", False) else None

@@ -19,7 +19,7 @@ from tournaments.errors import Conflict, ServiceError
 from tournaments.live import notify_game_changed
 from tournaments.models import Game, LateSlip, Result, Round, Slip
 
-from .common import log, play_from_dict, play_to_dict, setting_of, sorted_letters, tiles_left
+from .common import late_message, log, play_from_dict, play_to_dict, setting_of, sorted_letters, tiles_left
 from .setup import game_players
 
 logger = logging.getLogger(__name__)
@@ -389,6 +389,7 @@ def _judge_all(game: Game, round: Round) -> None:
     """Judge every player's slip. A hall hands in the same few plays many times: each distinct slip
     (word, reference, score) is judged once, on one board."""
     from engine.board import Board
+    from engine.judging import zero
 
     setting = setting_of(game.tournament)
     board = Board.from_rows(round.board)
@@ -407,10 +408,6 @@ def _judge_all(game: Game, round: Round) -> None:
         content = None if slip is None else (slip.word, slip.ref, slip.claimed, slip.several)
         judgement = judged.get(content)
         if slip is None and player.pk in late:
-            from engine.judging import zero
-
-            from .slips import late_message
-
             judgement = zero("late", late_message(late[player.pk]))
         elif judgement is None:
             judgement = judged[content] = judge(setting, round, slip, board=board)

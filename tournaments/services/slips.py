@@ -13,7 +13,7 @@ from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.live import notify_game_changed, notify_progress
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 
-from .common import log, setting_of
+from .common import late_message, log, setting_of
 from .rounds import judge, round_close_if_due
 
 MAX_KEY_LENGTH = 100
@@ -183,10 +183,6 @@ def _seconds(value: float) -> float:
     return round(value, 3)  # the builtin: no parameter of this function is called round
 
 
-def late_message(late_by: float) -> str:
-    return f"the slip arrived {late_by:.1f} s after the end call"
-
-
 def _mark_result_late(round: Round, player: Player) -> bool:
     """A closed round's ``no_slip`` result of a player with a late slip reads ``late`` (how late: the
     first late slip). Returns whether it changed."""
@@ -235,17 +231,8 @@ def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
             key=f"admitted:{late.pk}", seq=late.seq, received_at=late.received_at,
             entered_by=actor if getattr(actor, "is_authenticated", False) else None,
         )
-        result = Result.objects.select_for_update().filter(round=round, player=late.player).first()
-        before = {"result": _result_dict(result)}
-        judgement = judge(setting_of(round.game.tournament), round, slip)
-        fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
-                  "message": judgement.message[:300], "corrected": True}
-        if result is None:
-            result = Result.objects.create(round=round, player=late.player, **fields)
-        else:
-            for name, value in fields.items():
-                setattr(result, name, value)
-            result.save()
+        held, result = _write_result(setting_of(round.game.tournament), round, late.player, slip, corrected=True)
+        before = {"result": held}
         late.admitted = slip
         late.save(update_fields=["admitted"])
         log(game=round.game, round=round, slip=slip, player=late.player, action="late_admit", actor=actor,
@@ -266,7 +253,6 @@ def _lock_round_for_slip(round: Round, player: Player) -> Round:
     game = round.game
     if connection.vendor != "postgresql":
         locked = Round.objects.select_for_update().get(pk=round.pk)
-        players = Player.objects.filter(pk=player.pk)
     else:
         # The round first, then the player: the close holds the round and then checks the player rows
         # its results point at (a key-share lock, which NO KEY UPDATE lets through): no cycle can form.
@@ -288,9 +274,7 @@ def _lock_round_for_slip(round: Round, player: Player) -> Round:
             raise NotFound("unknown_player", "this player does not play this game", fields={"player": ["unknown"]})
         locked.game = game
         return locked
-    games = Game.objects.filter(tournament_id=game.tournament_id, number__lte=game.number).values("pk")
-    if not players.filter(tournament_id=game.tournament_id, first_game_id__in=games).exists():
-        raise NotFound("unknown_player", "this player does not play this game", fields={"player": ["unknown"]})
+    _check_player(round, player)
     locked.game = game
     return locked
 
@@ -317,18 +301,7 @@ def _in_time(round: Round, arrived: datetime) -> bool:
 def _judge_served_after_close(round: Round, player: Player, slip: Slip) -> None:
     """A slip that arrived in time but was served after the close: judged now, its result replaces the one
     the close wrote (``no_slip`` or the player's earlier slip), logged."""
-    tournament = round.game.tournament
-    judgement = judge(setting_of(tournament), round, slip)
-    fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
-              "message": judgement.message[:300]}
-    result = Result.objects.select_for_update().filter(round=round, player=player).first()
-    before = _result_dict(result)
-    if result is None:
-        result = Result.objects.create(round=round, player=player, **fields)
-    else:
-        for name, value in fields.items():
-            setattr(result, name, value)
-        result.save()
+    before, result = _write_result(setting_of(round.game.tournament), round, player, slip, corrected=None)
     log(game=round.game, round=round, slip=slip, player=player, action="slip_judged_late",
         before={"result": before}, after={"slip": _slip_dict(slip), "result": _result_dict(result),
                                           "received_at": slip.received_at.isoformat()},
@@ -339,6 +312,26 @@ def _slip_dict(slip: Slip | None) -> dict | None:
     if slip is None:
         return None
     return {"id": slip.pk, "word": slip.word, "ref": slip.ref, "claimed": slip.claimed}
+
+
+def _write_result(setting, round: Round, player: Player, slip: Slip, corrected: bool | None) -> tuple[dict | None, Result]:
+    """Judge the slip and make it the player's result of the closed round (created, or replacing the
+    result held, locked); return (the result held before, as the log keeps it, and the result).
+    ``corrected``: the arbitrator's doing (True) or not; None leaves the mark as it was."""
+    result = Result.objects.select_for_update().filter(round=round, player=player).first()
+    before = _result_dict(result)
+    judgement = judge(setting, round, slip)
+    fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
+              "message": judgement.message[:300]}
+    if corrected is not None:
+        fields["corrected"] = corrected
+    if result is None:
+        result = Result.objects.create(round=round, player=player, **fields)
+    else:
+        for name, value in fields.items():
+            setattr(result, name, value)
+        result.save()
+    return before, result
 
 
 def _result_dict(result: Result | None) -> dict | None:
@@ -376,17 +369,8 @@ def slip_correct(
         before = {"slip": _slip_dict(original)}
         after = {"slip": _slip_dict(corrected)}
         if round.status == Round.Status.CLOSED:
-            result = Result.objects.select_for_update().filter(round=round, player=original.player).first()
-            before["result"] = _result_dict(result)
-            judgement = judge(setting_of(tournament), round, corrected)
-            fields = {"slip": corrected, "paid": judgement.paid, "outcome": judgement.outcome,
-                      "reason": judgement.reason, "message": judgement.message[:300], "corrected": True}
-            if result is None:
-                result = Result.objects.create(round=round, player=original.player, **fields)
-            else:
-                for name, value in fields.items():
-                    setattr(result, name, value)
-                result.save()
+            before["result"], result = _write_result(setting_of(tournament), round, original.player, corrected,
+                                                     corrected=True)
             after["result"] = _result_dict(result)
         log(game=round.game, round=round, slip=corrected, player=original.player, action="slip_correct",
             actor=actor, before=before, after=after, reason=reason_text)
@@ -417,17 +401,8 @@ def slip_add(
             received_at=locked.deadline or timezone.now(),
             entered_by=actor if getattr(actor, "is_authenticated", False) else None,
         )
-        result = Result.objects.select_for_update().filter(round=locked, player=player).first()
-        before = {"slip": None, "result": _result_dict(result)}
-        judgement = judge(setting_of(tournament), locked, slip)
-        fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
-                  "message": judgement.message[:300], "corrected": True}
-        if result is None:
-            result = Result.objects.create(round=locked, player=player, **fields)
-        else:
-            for name, value in fields.items():
-                setattr(result, name, value)
-            result.save()
+        held, result = _write_result(setting_of(tournament), locked, player, slip, corrected=True)
+        before = {"slip": None, "result": held}
         log(game=round.game, round=locked, slip=slip, player=player, action="slip_add", actor=actor,
             before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result)}, reason=reason_text)
         notify_game_changed(round.game_id)
