@@ -6,6 +6,8 @@ The engine decides the game; these rows keep what happened. Boards are 15 string
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -83,6 +85,12 @@ def empty_board() -> list[str]:
     return ["." * 15] * 15
 
 
+def new_screen_key() -> str:
+    """The projector's link key: 128 random bits, so that no game's projector (which shows the join code) can
+    be found by trying addresses. Only the console gives it out."""
+    return secrets.token_urlsafe(16)
+
+
 class Game(models.Model):
     class Status(models.TextChoices):
         READY = "ready", "Ready (no round drawn yet)"
@@ -94,6 +102,7 @@ class Game(models.Model):
     seed = models.BigIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.READY)
     join_code = models.CharField(max_length=12, unique=True)
+    screen_key = models.CharField(max_length=32, unique=True, default=new_screen_key, editable=False)
     bag = models.CharField(max_length=200)  # the letters still in the bag, sorted, '?' a blank
     kept = models.CharField(max_length=20, blank=True, default="")  # unplayed letters for the next draw
     board = models.JSONField(default=empty_board)  # after every closed round's master
