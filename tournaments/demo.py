@@ -34,6 +34,6 @@ def create_demo() -> list[str]:
         lines.extend(f"  {player.name} (table {player.table}): {token}" for player, token in tokens)
     lines.append(
         f"Demo game: id {game.pk} of {tournament.name!r} ({tournament.lexicon}, {tournament.round_seconds} s "
-        f"rounds), join code {game.join_code}"
+        f"rounds), join code {game.join_code}, projector /projector/{game.screen_key}"
     )
     return lines

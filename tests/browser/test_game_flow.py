@@ -111,7 +111,7 @@ def test_round_on_two_phones_closes_by_the_clock(
     assert bruno.locator("label[for=slip-word]").inner_text() == "Mot"
 
     projector = new_page("projector")
-    projector.goto(f"/games/{game.pk}/projector")
+    projector.goto(f"/projector/{game.screen_key}")
     projector.wait_for_selector("#join:not([hidden])")
     assert game.join_code in projector.locator(".pj-code").inner_text()
 
@@ -255,7 +255,7 @@ def test_projector_makes_the_30_second_call(live_server, new_page, make_game, sc
 
     game = make_game(round_seconds=60)
     projector = new_page("laptop")
-    projector.goto(f"/games/{game.pk}/projector")
+    projector.goto(f"/projector/{game.screen_key}")
     round_ = round_draw(game=game, rack=RACK)
     projector.wait_for_function("document.querySelectorAll('#rack .rtile').length === 7", timeout=1500)
     assert projector.locator("#countdown").inner_text() == "1:00"  # the round's time, before the start

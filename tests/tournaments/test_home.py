@@ -42,14 +42,14 @@ def test_home_answers_in_french_to_a_french_browser(client, make_game):
     html = page.content.decode()
     assert '<html lang="fr">' in html
     for french in ("Bienvenue", "Rejoindre une partie", "Code de la partie", "Parties en cours",
-                   "En attente du premier tirage", "Console de l'arbitre", "Projection", "Partie 1"):
+                   "En attente du premier tirage", "Console de l'arbitre", "Partie 1"):
         assert french in html.replace("&#x27;", "'"), french
     assert "Games in play" not in html
     assert game.join_code not in html
 
 
 @pytest.mark.django_db
-def test_home_lists_the_games_in_play_with_their_projector_and_never_a_join_code(client, make_game):
+def test_home_lists_the_games_in_play_without_a_projector_link_or_a_join_code(client, make_game, arbitrator):
     waiting = make_game(name="Club night")
     playing = make_game(name="Cup final")
     round_draw(game=playing, rack="AEINRS?")
@@ -60,14 +60,21 @@ def test_home_lists_the_games_in_play_with_their_projector_and_never_a_join_code
     assert page.status_code == 200
     html = page.content.decode()
     assert "Club night" in html and "Cup final" in html
-    assert f'href="{reverse("projector", args=[waiting.pk])}"' in html
-    assert f'href="{reverse("projector", args=[playing.pk])}"' in html
     assert "Round 1" in html and "Waiting for the first rack" in html
-    assert "Last week" not in html and reverse("projector", args=[over.pk]) not in html
+    assert "Last week" not in html
     for game in (waiting, playing, over):
         game.refresh_from_db()
         assert game.join_code not in html
         assert game.join_code not in html.upper()
+        assert game.screen_key not in html  # the projector shows the code: its link is the console's to give
+    assert "/projector/" not in html
+
+    # The arbitrator, signed in, finds the projectors of the games in play there too.
+    client.force_login(arbitrator)
+    staff = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert f'href="{reverse("projector", args=[waiting.screen_key])}"' in staff
+    assert f'href="{reverse("projector", args=[playing.screen_key])}"' in staff
+    assert reverse("projector", args=[over.screen_key]) not in staff
 
 
 @pytest.mark.django_db
@@ -92,7 +99,7 @@ def test_without_public_url_the_join_link_is_the_address_the_page_was_opened_wit
     players = console.get(reverse("console-players", args=[game.pk]))
     assert players.context["join_url"] == f"http://testserver/join/{game.join_code}"
     assert not players.context["join_url_local"]
-    projector = console.get(reverse("projector", args=[game.pk]))
+    projector = console.get(reverse("projector", args=[game.screen_key]))
     assert projector.context["join_url"] == f"http://testserver/join/{game.join_code}"
 
 
@@ -112,7 +119,7 @@ def test_public_url_is_the_address_of_the_join_links_and_qr_codes(console, make_
     assert _qr_path(expected, scale=5) in html
     assert not players.context["join_url_local"]
 
-    projector = console.get(reverse("projector", args=[game.pk]), HTTP_HOST="localhost:8080")
+    projector = console.get(reverse("projector", args=[game.screen_key]), HTTP_HOST="localhost:8080")
     assert projector.context["join_url"] == expected
     assert _qr_path(expected, scale=6) in projector.content.decode()
 

@@ -117,15 +117,16 @@ def test_join_page_takes_the_code_from_the_qr_link(client):
 
 
 def test_projector_shows_the_join_code_and_its_qr_link(client, game):
-    html = client.get(reverse("projector", args=[game.pk])).content.decode()
+    html = client.get(reverse("projector", args=[game.screen_key])).content.decode()
     assert game.join_code in html
     assert f"http://testserver/join/{game.join_code}" in html
     assert "<svg" in html and 'class="segno"' in html
 
 
 def test_unknown_game_pages_are_404(client, db):
-    for name in ("phone", "projector", "game-live", "game-events"):
+    for name in ("phone", "game-live", "game-events"):
         assert client.get(reverse(name, args=[999999])).status_code == 404
+    assert client.get(reverse("projector", args=["no-such-key"])).status_code == 404
 
 
 # ---- the live feed ----------------------------------------------------------------------------------

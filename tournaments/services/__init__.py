@@ -18,6 +18,7 @@ from .rounds import (
 from .setup import (
     game_create,
     game_players,
+    game_screen_key_renew,
     hash_token,
     lexicon_import,
     player_join,
@@ -32,6 +33,7 @@ __all__ = [
     "game_create",
     "game_end",
     "game_players",
+    "game_screen_key_renew",
     "hash_token",
     "late_slip_admit",
     "lexicon_import",

@@ -12,7 +12,7 @@ from django.db.models import Max
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remember
 from tournaments.live import game_created, notify_game_changed
-from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament
+from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament, new_screen_key
 
 from .common import log, sorted_letters
 
@@ -191,6 +191,18 @@ def player_join(*, join_code: str, name: str) -> tuple[Player, str]:
     if game is None:
         raise NotFound("unknown_join_code", "no game has this join code", fields={"join_code": ["unknown"]})
     return player_register(game=game, name=name)
+
+
+def game_screen_key_renew(*, game: Game, actor=None) -> str:
+    """A new key for the game's projector link: the earlier link answers 404 from now on (a link that left the
+    room). Logged; the key itself is not written in the log."""
+    key = new_screen_key()
+    with transaction.atomic():
+        if not Game.objects.filter(pk=game.pk).update(screen_key=key):
+            raise NotFound("not_found", f"no game {game.pk}")
+        log(game=game, action="screen_key_renew", actor=actor)
+    game.screen_key = key
+    return key
 
 
 def lexicon_import(*, name: str, words: Iterable[str], tileset: str = "english") -> tuple[Lexicon, list[str]]:

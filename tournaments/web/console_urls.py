@@ -28,6 +28,7 @@ urlpatterns = [
     path("games/<int:game_id>/rounds/<int:number>/", results.round_page, name="console-round"),
     path("games/<int:game_id>/standings/", results.standings_page, name="console-standings"),
     path("games/<int:game_id>/players/", players.players_page, name="console-players"),
+    path("games/<int:game_id>/projector-link/", players.projector_link_renew, name="console-projector-link-renew"),
     path("games/<int:game_id>/players/new/", players.player_register, name="console-player-register"),
     path("games/<int:game_id>/players/list/", players.player_register_list, name="console-player-register-list"),
     path("games/<int:game_id>/players/<int:player_id>/", players.player_sheet, name="console-player"),

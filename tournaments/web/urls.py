@@ -8,7 +8,8 @@ urlpatterns = [
     path("join", views.join_page, name="join"),
     path("join/<str:code>", views.join_page, name="join-code"),
     path("games/<int:game_id>/play", views.phone_page, name="phone"),
-    path("games/<int:game_id>/projector", views.projector_page, name="projector"),
+    # The projector shows the join code: it is reached only through the key the console gives out.
+    path("projector/<str:key>", views.projector_page, name="projector"),
     path("games/<int:game_id>/live", views.game_live, name="game-live"),
     path("games/<int:game_id>/events", views.game_events, name="game-events"),
     path("games/<int:game_id>/mine", views.player_feed, name="game-mine"),

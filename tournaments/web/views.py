@@ -182,8 +182,8 @@ def _page_context(game: Game) -> dict:
 def home(request: HttpRequest) -> HttpResponse:
     """The landing page: join a game with its code, the arbitrator's console, the games in play.
 
-    The games are listed with their projector only: a join code is shown by the projector and the console,
-    never here (anyone who can open this page could join any game with it)."""
+    The games are listed without any link: a join code is shown only by the projector and the console (anyone
+    who can open this page could join any game with it), and the projector's link is the console's to give."""
     typed = request.GET.get("code")
     error = ""
     if typed is not None:
@@ -221,9 +221,13 @@ def phone_page(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @require_GET
-def projector_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    """The hall's screen: large board, rack, countdown, last top and master, top of the standings."""
-    game = _game_or_404(game_id)
+def projector_page(request: HttpRequest, key: str) -> HttpResponse:
+    """The hall's screen: large board, rack, countdown, last top and master, top of the standings, and the join
+    code with its QR code for the room.
+
+    Reached through the game's screen key (``/projector/<key>``, from the console), never its number: game
+    numbers can be guessed, and the code would let anyone join any game."""
+    game = get_object_or_404(Game.objects.select_related("tournament"), screen_key=key) if key else None
     context = _page_context(game)
     join_url = public_url(request, reverse("join-code", args=[game.join_code]))
     context["join_url"] = join_url

@@ -58,6 +58,7 @@ def _players_page(request, game, form=None, list_form=None, status=200) -> HttpR
         "join_url": url,
         "join_url_local": only_this_machine(url),
         "join_qr": segno.make(url, error="m").svg_inline(scale=5, omitsize=True, title=_("QR code to join")),
+        "projector_url": public_url(request, reverse("projector", args=[game.screen_key])),
         "breadcrumbs": game_breadcrumbs(game, (_("Players"), None)),
     }, status=status)
 
@@ -65,6 +66,16 @@ def _players_page(request, game, form=None, list_form=None, status=200) -> HttpR
 @staff_required
 def players_page(request: HttpRequest, game_id: int) -> HttpResponse:
     return _players_page(request, queries.game(game_id))
+
+
+@staff_required
+@require_POST
+def projector_link_renew(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A new projector link: the one that left the room answers 404 from now on."""
+    game = queries.game(game_id)
+    services.game_screen_key_renew(game=game, actor=request.user)
+    messages.success(request, _("New projector link: open it on the projector; the earlier link no longer works."))
+    return redirect("console-players", game_id=game.pk)
 
 
 @staff_required
