@@ -44,7 +44,7 @@ def _cache_ok() -> tuple[bool, str]:
 
 def healthz(request):
     from arbiter.cache import outage
-    from tournaments.live import _untold
+    from tournaments.versions import untold
 
     db_up, db_detail = _database_ok()
     broker_up, broker_detail = _broker_ok()
@@ -55,6 +55,6 @@ def healthz(request):
         "database": {"up": db_up, "detail": db_detail},
         "broker": {"up": broker_up, "detail": broker_detail},
         "cache": {"up": cache_up, "detail": cache_detail, "failures": outage.failures,
-                  "changes_not_yet_told": len(_untold)},
+                  "changes_not_yet_told": len(untold)},
     }
     return JsonResponse(body, status=200 if up else 503)

@@ -59,7 +59,8 @@ def main() -> None:
 
     from django.utils import timezone
 
-    from tournaments import live, services
+    from tournaments import services
+    from tournaments.live import snapshot as live
     from tournaments.models import Result
 
     tournament = services.tournament_create(name="Close bench", round_seconds=180)

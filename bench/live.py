@@ -205,8 +205,8 @@ def snapshot_cost(game_id: int) -> tuple[float, float]:
     from the cache (while slips arrive)."""
     from django.core.cache import cache
 
-    from tournaments import live
-    from tournaments.live import build_snapshot
+    from tournaments.live import snapshot as live
+    from tournaments.live.snapshot import build_snapshot
     from tournaments.models import Game
 
     game = Game.objects.select_related("tournament").get(pk=game_id)

@@ -13,9 +13,9 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
-from tournaments.live import game_version, live_key
 from tournaments.models import Game, Player, Result, Round, Slip, Tournament
 from tournaments.services.setup import game_players, hash_token
+from tournaments.versions import game_version, live_key
 
 NOT_PLAYED = ("no_slip", "absent")
 
@@ -157,20 +157,10 @@ def overdue(body: dict, now=None) -> bool:
     return deadline <= (now or timezone.now())
 
 
-def game_live(*, game_id: int) -> dict | None:
-    """The cheap polling body: version, status, round, round status, deadline, server time (None: no game).
+def live_state(game_id: int, cached: bool = True) -> dict | None:
+    """The cheap polling body: version, status, round, round status, deadline (None: no game).
 
-    Served from the cache while the version is unchanged."""
-    body = _live_body(game_id)
-    if body is not None and overdue(body):
-        from tournaments.services import game_close_if_due
-
-        game_close_if_due(game_id=game_id)
-        body = _live_body(game_id, cached=False)  # closed now or by another meanwhile: as the database says
-    return None if body is None else {**body, "server_time": timezone.now().isoformat()}
-
-
-def _live_body(game_id: int, cached: bool = True) -> dict | None:
+    Served from the cache while the version is unchanged (``cached=False``: as the database says now)."""
     version = game_version(game_id)
     key = live_key(game_id, "body", version)
     body = cache.get(key) if cached else None

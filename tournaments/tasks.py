@@ -53,7 +53,7 @@ def close_round(round_id: int) -> bool:
 
 def _warm_snapshot(game_id: int) -> None:
     """Build the pages' snapshot of the closed round at once, so the live streams find it ready."""
-    from tournaments.live import game_snapshot
+    from tournaments.live.snapshot import game_snapshot
 
     try:
         game_snapshot(game_id)

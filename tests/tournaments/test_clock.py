@@ -83,12 +83,12 @@ def test_a_slip_that_arrived_in_time_is_accepted_and_judged_when_served_after_th
 
 
 def test_reading_the_game_after_the_deadline_closes_the_round(make_game, make_player, isolated_cache):
-    from tournaments import live, selectors
+    from tournaments.live import snapshot as live
 
     game = make_game(round_seconds=2)
     make_player(game)
     rnd = services.round_start(round=services.round_draw(game=game), now=timezone.now() - timedelta(seconds=3))
-    body = selectors.game_live(game_id=game.pk)
+    body = live.live_body(game.pk)
     assert body["round_status"] == "closed"
     assert Round.objects.get(pk=rnd.pk).status == Round.Status.CLOSED
     # The snapshot the pages read, once cached open, is read again after the close it caused.

@@ -10,7 +10,9 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from tournaments import live
+from tournaments import versions as version_counter
+from tournaments.live import snapshot as live
+from tournaments.live import stream as live_stream
 from tournaments.services import round_close, round_draw, round_start, slip_submit
 from tournaments.web.views import board_context
 
@@ -214,10 +216,10 @@ def test_sync_stream_sends_a_change_and_skips_slip_counts_unless_asked(monkeypat
     ])
     versions = iter([1, 2, 3] + [3] * 100)
     # Streams of earlier tests may still poll in the background: only game 7 is faked.
-    real_version, real_snapshot = live.game_version, live.game_snapshot
-    monkeypatch.setattr(live, "game_version", lambda gid: next(versions) if gid == 7 else real_version(gid))
-    monkeypatch.setattr(live, "game_snapshot", lambda gid: next(snapshots) if gid == 7 else real_snapshot(gid))
-    chunks = list(live.sync_stream(7, duration=0.2, poll=0.01, heartbeat=60))
+    real_version, real_snapshot = live_stream.game_version, live_stream.game_snapshot
+    monkeypatch.setattr(live_stream, "game_version", lambda gid: next(versions) if gid == 7 else real_version(gid))
+    monkeypatch.setattr(live_stream, "game_snapshot", lambda gid: next(snapshots) if gid == 7 else real_snapshot(gid))
+    chunks = list(live_stream.sync_stream(7, duration=0.2, poll=0.01, heartbeat=60))
     assert [e["round_status"] for e in _sse_events(chunks)] == ["open", "closed"]
 
     snapshots = iter([
@@ -225,7 +227,7 @@ def test_sync_stream_sends_a_change_and_skips_slip_counts_unless_asked(monkeypat
         {"version": 2, "round": 1, "round_status": "open", "progress": {"received": 1}},
     ])
     versions = iter([1, 2] + [2] * 100)
-    chunks = list(live.sync_stream(7, progress=True, duration=0.2, poll=0.01, heartbeat=60))
+    chunks = list(live_stream.sync_stream(7, progress=True, duration=0.2, poll=0.01, heartbeat=60))
     assert [e["progress"]["received"] for e in _sse_events(chunks)] == [0, 1]
 
 
@@ -243,11 +245,11 @@ def test_version_watcher_wakes_every_stream_once_per_change(monkeypatch):
         state["builds"] += 1
         return {"version": state["version"], "round": state["version"], "round_status": "open"}
 
-    monkeypatch.setattr(live, "game_versions", versions)
-    monkeypatch.setattr(live, "snapshot_closing_connections", snapshot)
+    monkeypatch.setattr(version_counter, "game_versions", versions)
+    monkeypatch.setattr(live_stream, "snapshot_closing_connections", snapshot)
 
     async def scenario():
-        watcher = live.VersionWatcher(tick=0.01)
+        watcher = live_stream.VersionWatcher(tick=0.01)
         assert await watcher.open(404) is None  # no such game
         listeners = await asyncio.gather(*(watcher.open(5) for _ in range(50)))
         streams = [watcher.stream(listener) for listener in listeners]

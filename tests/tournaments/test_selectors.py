@@ -7,7 +7,8 @@ import json
 import pytest
 
 from tournaments import selectors, services
-from tournaments.live import game_version
+from tournaments.live import snapshot as live_snapshot
+from tournaments.versions import game_version
 
 pytestmark = pytest.mark.django_db
 
@@ -72,18 +73,18 @@ def test_game_state_and_live_follow_each_change(table, django_capture_on_commit_
     assert len(state["board"]) == 15 and all(row == "." * 15 for row in state["board"])
     assert state["bag_count"] == 93 and state["players"] == 3 and state["coordinates"] == "rows-letters"
     before = game_version(game.pk)
-    live = selectors.game_live(game_id=game.pk)
+    live = live_snapshot.live_body(game.pk)
     assert (live["version"], live["status"], live["round"], live["round_status"]) == (before, "playing", 1, "open")
     assert live["deadline"] == rnd.deadline.isoformat() and live["server_time"]
     with django_capture_on_commit_callbacks(execute=True):
         services.round_close(round=rnd)
     assert game_version(game.pk) > before
-    live = selectors.game_live(game_id=game.pk)
+    live = live_snapshot.live_body(game.pk)
     assert live["round_status"] == "closed" and live["version"] == game_version(game.pk)
     game.refresh_from_db()
     state = selectors.game_state(game=game)
     assert "MELANIC" in state["board"][7]
-    assert selectors.game_live(game_id=10**9) is None
+    assert live_snapshot.live_body(10**9) is None
 
 
 def test_player_rounds_and_game_record(table):

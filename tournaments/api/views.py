@@ -34,6 +34,7 @@ from tournaments.api.throttles import (
     SlipRateThrottle,
 )
 from tournaments.errors import Forbidden, NotFound, ServiceError
+from tournaments.live import snapshot as live_snapshot
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
 from tournaments.services.slips import StaleSlip
 
@@ -273,7 +274,7 @@ class GameLiveView(PublicView):
 
     @extend_schema(responses=answers({200: s.LiveSerializer}, 404))
     def get(self, request, game_id: int):
-        body = selectors.game_live(game_id=game_id)
+        body = live_snapshot.live_body(game_id)
         if body is None:
             raise NotFound("not_found", f"no game {game_id}")
         return Response(body)

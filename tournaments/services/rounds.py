@@ -16,8 +16,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from tournaments.errors import Conflict, ServiceError
-from tournaments.live import notify_game_changed
 from tournaments.models import Game, LateSlip, Result, Round, Slip
+from tournaments.tasks import close_round as close_round_task
+from tournaments.tasks import compute_tops as compute_tops_task
+from tournaments.versions import notify_game_changed
 
 from .common import late_message, log, play_from_dict, play_to_dict, setting_of, sorted_letters, tiles_left
 from .setup import game_players
@@ -190,9 +192,7 @@ def _send_in_background(send, what: str) -> None:
 
 
 def _schedule_tops(round_id: int) -> None:
-    from tournaments.tasks import compute_tops
-
-    _send_in_background(lambda: compute_tops.delay(round_id), f"the tops of round {round_id}")
+    _send_in_background(lambda: compute_tops_task.delay(round_id), f"the tops of round {round_id}")
 
 
 def round_compute_tops(*, round: Round) -> Round:
@@ -252,9 +252,7 @@ def round_start(*, round: Round, actor=None, now: datetime | None = None) -> Rou
 
 
 def _schedule_close(round_id: int, deadline: datetime) -> None:
-    from tournaments.tasks import close_round
-
-    _send_in_background(lambda: close_round.apply_async(args=[round_id], eta=deadline),
+    _send_in_background(lambda: close_round_task.apply_async(args=[round_id], eta=deadline),
                         f"the close of round {round_id}")
 
 

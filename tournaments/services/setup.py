@@ -11,8 +11,8 @@ from django.db.models import Max
 
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remember
-from tournaments.live import game_created, notify_game_changed
 from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament, new_screen_key
+from tournaments.versions import game_created, notify_game_changed
 
 from .common import log, sorted_letters
 

@@ -10,8 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from tournaments.errors import Conflict, NotFound, ServiceError
-from tournaments.live import notify_game_changed, notify_progress
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
+from tournaments.versions import notify_game_changed, notify_progress
 
 from .common import late_message, log, setting_of
 from .rounds import judge, round_close_if_due

@@ -19,8 +19,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from engine.layout import CENTRE, SIZE, STANDARD
-from tournaments import live
+from tournaments.live import snapshot as live_snapshot
+from tournaments.live import stream as live_stream
 from tournaments.models import Game, Round
+from tournaments.selectors import player_for_token
 
 LETTERS = "ABCDEFGHIJKLMNO"
 PREMIUM_CLASS = {"W": "tw", "w": "dw", "L": "tl", "l": "dl", ".": ""}
@@ -157,7 +159,7 @@ def _game_or_404(game_id: int) -> Game:
 
 
 def _page_context(game: Game) -> dict:
-    snapshot = live.game_snapshot(game.pk) or {}
+    snapshot = live_snapshot.game_snapshot(game.pk) or {}
     state = snapshot.get("game", {})
     coordinates = game.tournament.coordinates
     return {
@@ -247,14 +249,14 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
     if request.GET.get("clock"):
         # Asked every second by the console and every minute by each phone: the cache answers, the
         # database only for a game that never changed (or does not exist).
-        version = live.clock_version(game_id)
+        version = live_snapshot.clock_version(game_id)
         if not version and not Game.objects.filter(pk=game_id).exists():
             raise Http404
-        if not live.cache_available():
+        if not live_snapshot.cache_available():
             return JsonResponse({**stamp, "version": version, "degraded": True, "notice": phone_texts()["degraded"]})
         # progress: moves with each slip handed in (the console's count), where the version does not.
-        return JsonResponse({**stamp, "version": version, "progress": live.clock_progress(game_id)})
-    snapshot = live.game_snapshot(game_id)
+        return JsonResponse({**stamp, "version": version, "progress": live_snapshot.clock_progress(game_id)})
+    snapshot = live_snapshot.game_snapshot(game_id)
     if snapshot is None:
         raise Http404
     return JsonResponse({**stamp, **snapshot})
@@ -267,14 +269,12 @@ def player_feed(request: HttpRequest, game_id: int) -> JsonResponse:
 
     What a phone asks after each close: a few hundred bytes from the cache, where the API's round detail
     and standings carry every player's rows."""
-    from tournaments.selectors import player_for_token
-
     scheme, __, token = request.headers.get("Authorization", "").partition(" ")
     player = player_for_token(game_id=game_id, token=token.strip()) if scheme.lower() == "bearer" else None
     if player is None:
         error = {"code": "not_authenticated", "message": _("A player token of this game is needed."), "fields": {}}
         return JsonResponse({"error": error}, status=401)
-    view = live.player_view(game_id, player.pk)
+    view = live_snapshot.player_view(game_id, player.pk)
     if view is None:
         raise Http404
     return JsonResponse({"player": player.pk, "name": player.name, "table": player.table, **view})
@@ -288,16 +288,16 @@ async def game_events(request: HttpRequest, game_id: int) -> StreamingHttpRespon
         # The process's watcher builds the snapshot once for every listener of the game. (Not the async
         # ORM here: under ASGI it would hold a database connection for the whole life of each stream.)
         try:
-            watched = await live.watcher().open(game_id)
+            watched = await live_stream.watcher().open(game_id)
         except TimeoutError:
             return HttpResponse(status=503, headers={"Retry-After": "2"})
         if watched is None:
             raise Http404
-        events = live.watcher().stream(watched, progress=progress)
+        events = live_stream.watcher().stream(watched, progress=progress)
     else:
-        if await asyncio.to_thread(live.snapshot_closing_connections, game_id) is None:
+        if await asyncio.to_thread(live_snapshot.snapshot_closing_connections, game_id) is None:
             raise Http404
-        events = live.sync_stream(game_id, progress=progress)
+        events = live_stream.sync_stream(game_id, progress=progress)
     response = StreamingHttpResponse(events, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache, no-store"
     response["X-Accel-Buffering"] = "no"  # a buffering reverse proxy would hold the events back

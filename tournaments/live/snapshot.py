@@ -1,0 +1,301 @@
+"""The cached read model of a game: the public snapshot every page shows, built once per version.
+
+Above the selectors (it assembles their reads) and the services (a reader that finds a round past its
+deadline closes it on the way: the deadline is the truth).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+from django.core.cache import cache
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connections
+from django.db.models import Count, Max, Q, Sum
+from django.utils import timezone
+
+from tournaments import selectors
+from tournaments.models import Game, LogEntry, Result, Round
+from tournaments.selectors import overdue
+from tournaments.services import game_close_if_due, game_players
+from tournaments.versions import bump, cache_available, game_version, live_key, progress_mark
+
+SNAPSHOT_TIMEOUT = 600
+SNAPSHOT_BUILD_SECONDS = 5.0
+SNAPSHOT_WAIT_SECONDS = 2.0
+STANDINGS_SHOWN = 10
+
+
+# Never the join code: the feed is public and game ids are easy to guess; the code is shown in the hall.
+# Nor the count of players: a thousand arrivals must not wake every phone already waiting (it is under
+# "progress", sent to the projector and the console only).
+PUBLIC_GAME_FIELDS = (
+    "id", "status", "round", "round_status", "board", "bag_count", "rack", "kept", "drawn", "rejected",
+    "deadline", "coordinates", "labels", "round_seconds", "tileset", "number", "end_reason",
+    "tournament", "tournament_name",
+)
+
+
+# Changes of these alone (slips received, arrivals, players' own rows) are sent only to the listeners that
+# asked for progress: the phones are not woken by them.
+PROGRESS_FIELDS = ("progress", "progress_mark", "players_digest")
+
+
+def _snapshot_key(game_id: int, version: int) -> str:
+    return live_key(game_id, "snapshot", version)
+
+
+def _player_key(game_id: int, digest: str | None, player_id) -> str:
+    return live_key(game_id, "player", digest, player_id)
+
+
+PLAYERS = "_players"  # the per-player rows build_snapshot hands to game_snapshot, not part of the snapshot
+
+
+def build_snapshot(game_id: int) -> dict | None:
+    """The public state of a game: what any page may show (no slips of other players before the close)."""
+
+    game = Game.objects.select_related("tournament").filter(pk=game_id).first()
+    if game is None:
+        return None
+    state = selectors.game_state(game=game)
+    public = {key: state[key] for key in PUBLIC_GAME_FIELDS if key in state}
+    current = game.rounds.exclude(status=Round.Status.CANCELLED).order_by("-number").first()
+    last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
+    mark = progress_mark(game_id)  # read before counting: the counts are at least as new as the mark
+    progress = {"round": None, "received": None, "players": state.get("players")}
+    if current is not None and current.status == Round.Status.OPEN:
+        counts = selectors.round_counts(round=current)
+        progress = {"round": current.number, "received": counts["received"], "players": counts["players"]}
+    last, rows, players = _scores(game, last_closed)
+    if last is None:
+        rows = []  # before the first close the standings are a list of zeros in registration order
+    return {
+        PLAYERS: players,
+        "game_id": game.pk,
+        "status": public.get("status", game.status),
+        "round": current.number if current is not None else None,
+        "round_status": current.status if current is not None else None,
+        "deadline": current.deadline.isoformat() if current is not None and current.deadline else None,
+        "game": public,
+        "last": last,
+        "progress": progress,
+        "progress_mark": mark,
+        "standings": rows[:STANDINGS_SHOWN],
+    }
+
+
+def _scores_signature(game) -> str:
+    """What the standings and the players' results depend on, read in a few small queries: while slips
+    arrive it does not move, so the standings are not computed again for every slip."""
+
+
+    players = game_players(game).aggregate(n=Count("id"), last=Max("id"))
+    closed = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number")
+                  .values_list("id", "top_score", "master"))
+    results = Result.objects.filter(round__game=game, round__status=Round.Status.CLOSED).aggregate(
+        n=Count("id"), paid=Sum("paid"), corrected=Count("id", filter=Q(corrected=True)))
+    log = LogEntry.objects.filter(game=game).aggregate(last=Max("id"))
+    # created_at: a game of the same id in a recreated database (the cache outlived it) is another game.
+    parts = [game.created_at, game.status, game.tournament.rule_overrides, players, closed, results, log]
+    return hashlib.sha256(snapshot_json(parts).encode()).hexdigest()[:24]
+
+
+def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
+    """The last closed round (tops, master), the standings and each player's own rows: from the cache
+    while their signature holds."""
+
+    key = live_key(game.pk, "scores", _scores_signature(game))
+    found = cache.get(key)
+    if found is not None:
+        return found
+    last = None
+    detail = {}
+    if last_closed is not None:
+        detail = selectors.round_detail(round=last_closed)
+        last = {key: detail.get(key) for key in ("number", "rack", "top_score", "tops", "master")}
+    rows = [
+        {k: row.get(k) for k in ("rank", "player", "name", "table", "total", "diff", "percent")}
+        for row in selectors.game_standings(game=game)
+    ]
+    # Each player's own line and last result, kept apart: a phone fetches its own few hundred bytes rather
+    # than every player's rows (a thousand phones at the close).
+    players = {row["player"]: {"standing": row, "result": None} for row in rows}
+    for result in detail.get("results") or []:
+        players.setdefault(result["player"], {"standing": None, "result": None})
+        players[result["player"]]["result"] = {"round": last_closed.number, **result}
+    cache.set(key, (last, rows, players), timeout=SNAPSHOT_TIMEOUT)
+    return last, rows, players
+
+
+def live_body(game_id: int) -> dict | None:
+    """The body of GET /api/games/{id}/live: version, status, round, round status, deadline, server time
+    (None: no game). A round past its deadline is closed on the way, as for the snapshot."""
+    body = selectors.live_state(game_id)
+    if body is not None and overdue(body):
+        game_close_if_due(game_id=game_id)
+        body = selectors.live_state(game_id, cached=False)  # closed now or by another meanwhile
+    return None if body is None else {**body, "server_time": timezone.now().isoformat()}
+
+
+def game_snapshot(game_id: int) -> dict | None:
+    """The snapshot at the current version; a round whose deadline has passed is closed on the way (the
+    deadline is the truth, whoever reads first after it closes the round)."""
+
+    snapshot = _cached_snapshot(game_id)
+    if snapshot is not None and overdue(snapshot) and game_close_if_due(game_id=game_id):
+        bump(game_id)  # whatever the close's own notice (at its commit) did, this reader must not get the old one
+        snapshot = _cached_snapshot(game_id)
+    if snapshot is not None and not snapshot.get("degraded"):
+        snapshot = with_progress(snapshot, progress_mark(game_id))
+    return snapshot
+
+
+def degraded_snapshot(game_id: int) -> dict | None:
+    """Without the cache: the snapshot from the database alone, marked ``degraded`` for the pages."""
+    snapshot = build_snapshot(game_id)
+    if snapshot is None:
+        return None
+    snapshot.pop(PLAYERS, None)
+    snapshot["degraded"] = True
+    # No version counter without the cache: the content's digest stands for it (pages compare versions).
+    snapshot["version"] = "db-" + hashlib.sha256(snapshot_json(snapshot).encode()).hexdigest()[:16]
+    return snapshot
+
+
+def clock_progress(game_id: int) -> int:
+    """The progress mark for the pages' clock poll (0 without the cache)."""
+    return progress_mark(game_id) if cache_available() else 0
+
+
+def clock_version(game_id: int):
+    """The version the pages' clock poll compares: the counter, or without the cache the digest of the
+    state read from the database (None: no such game)."""
+    if cache_available():
+        version = game_version(game_id)
+        if cache_available():
+            return version
+    snapshot = degraded_snapshot(game_id)
+    return None if snapshot is None else snapshot["version"]
+
+
+def _cached_snapshot(game_id: int) -> dict | None:
+    """The snapshot at the current version, from the shared cache when another process already built it.
+
+    After a change a thousand polls may miss the cache at once: one of them builds (a lock in the cache),
+    the others wait for its result instead of each opening a database connection."""
+    if not cache_available():
+        return degraded_snapshot(game_id)
+    version = game_version(game_id)
+    key = _snapshot_key(game_id, version)
+    snapshot = cache.get(key)
+    if snapshot is not None:
+        return snapshot
+    lock = f"{key}:building"
+    latest_key = live_key(game_id, "snapshot", "latest")
+    if not cache.add(lock, 1, timeout=SNAPSHOT_BUILD_SECONDS):
+        waited_until = time.monotonic() + SNAPSHOT_WAIT_SECONDS
+        while time.monotonic() < waited_until:
+            time.sleep(0.02)
+            snapshot = cache.get(key)
+            if snapshot is not None:
+                return snapshot
+        # An overloaded server: rather than a stampede of builds, the state one change behind; its
+        # version says so, and the next ask gets the new one.
+        snapshot = cache.get(latest_key)
+        if snapshot is not None:
+            return snapshot
+    try:
+        # Between our miss and taking the lock, another builder may have finished and let the lock go.
+        snapshot = cache.get(key)
+        if snapshot is not None:
+            return snapshot
+        snapshot = build_snapshot(game_id)
+        if snapshot is None:
+            return None
+        players = snapshot.pop(PLAYERS, {})
+        snapshot["version"] = version
+        # The players' rows change only with a close, a master or a correction, not with each slip: they
+        # are stored under a digest of their content, written once per content.
+        digest = hashlib.sha256(snapshot_json({str(k): v for k, v in players.items()}).encode()).hexdigest()[:20]
+        snapshot["players_digest"] = digest
+        if cache.add(_player_key(game_id, digest, "written"), 1, timeout=SNAPSHOT_TIMEOUT):
+            cache.set_many({_player_key(game_id, digest, pid): row for pid, row in players.items()},
+                           timeout=SNAPSHOT_TIMEOUT)
+        cache.set_many({key: snapshot, latest_key: snapshot}, timeout=SNAPSHOT_TIMEOUT)
+    finally:
+        cache.delete(lock)
+    return snapshot
+
+
+def player_view(game_id: int, player_id: int) -> dict | None:
+    """A player's own standing and last result at the game's current version (None: no such game)."""
+    snapshot = game_snapshot(game_id)
+    if snapshot is None:
+        return None
+    if snapshot.get("degraded"):
+        built = build_snapshot(game_id) or {}
+        row = built.get(PLAYERS, {}).get(player_id) or {"standing": None, "result": None}
+        return {"version": snapshot["version"], "last_round": (built.get("last") or {}).get("number"),
+                "degraded": True, **row}
+    row = cache.get(_player_key(game_id, snapshot.get("players_digest"), player_id))
+    if row is None:  # a player who joined since, or a row evicted from the cache
+        row = {"standing": None, "result": None}
+    return {"version": snapshot["version"], "last_round": (snapshot.get("last") or {}).get("number"), **row}
+
+
+def without_progress(snapshot: dict) -> dict:
+    return {key: value for key, value in snapshot.items() if key not in PROGRESS_FIELDS and key != "version"}
+
+
+def progress_counts(game_id: int, mark: int) -> dict | None:
+    """The slips received in the game's open round, as of progress ``mark`` (cached per mark)."""
+
+    key = live_key(game_id, "progress", mark)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    current = (Round.objects.filter(game_id=game_id).exclude(status=Round.Status.CANCELLED)
+               .select_related("game").order_by("-number").first())
+    if current is None or current.status != Round.Status.OPEN:
+        return None
+    counts = selectors.round_counts(round=current)
+    found = {"round": current.number, "received": counts["received"], "players": counts["players"]}
+    cache.set(key, found, timeout=SNAPSHOT_TIMEOUT)
+    return found
+
+
+def with_progress(snapshot: dict, mark: int) -> dict:
+    """The snapshot with its slip counts as of ``mark`` (itself when nothing moved or no round is open)."""
+    if snapshot.get("progress_mark", mark) == mark or snapshot.get("round_status") != "open":
+        return snapshot
+    counts = progress_counts(snapshot["game_id"], mark)
+    if counts is None:
+        return snapshot
+    return {**snapshot, "progress": counts, "progress_mark": mark}
+
+
+def snapshot_json(snapshot: dict) -> str:
+
+    return json.dumps(snapshot, cls=DjangoJSONEncoder, separators=(",", ":"))
+
+
+def closing_connections(function, *args):
+    """Run ``function`` in a thread outside any request, closing (returning to the pool) the database
+    connection it opened."""
+    try:
+        return function(*args)
+    finally:
+        connections.close_all()
+
+
+def snapshot_closing_connections(game_id: int) -> dict | None:
+    """game_snapshot for a thread outside any request: it closes the database connection it opened."""
+    return closing_connections(game_snapshot, game_id)
+
+
+def close_if_due(game_id: int) -> bool:
+
+    return game_close_if_due(game_id=game_id)
