@@ -412,12 +412,11 @@ def test_an_unexpected_failure_answers_500_in_the_error_shape_logged_and_nothing
     hall, monkeypatch, caplog
 ):
     from tournaments import services
-    from tournaments.services import rounds as round_services
-    from tournaments.services import slips
+    from tournaments.services import clock, draw, slips
 
     # No task leaves this process (the shared test broker is not this test's business).
-    monkeypatch.setattr(round_services, "_schedule_close", lambda *args: None)
-    monkeypatch.setattr(round_services, "_schedule_tops", lambda *args: None)
+    monkeypatch.setattr(clock, "_schedule_close", lambda *args: None)
+    monkeypatch.setattr(draw, "_schedule_tops", lambda *args: None)
     h = hall(players=1, round_seconds=60)
     game_round = services.round_start(round=services.round_draw(game=h.game, rack=RACK))
     entries = LogEntry.objects.count()

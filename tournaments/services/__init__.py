@@ -3,18 +3,9 @@
 Views, pages and tasks call these and nothing else to change a tournament, a game or a round.
 """
 
-from .rounds import (
-    game_close_if_due,
-    game_end,
-    rack_reject,
-    round_choose_master,
-    round_close,
-    round_close_if_due,
-    round_compute_tops,
-    round_draw,
-    round_start,
-    rounds_close_overdue,
-)
+from .clock import game_close_if_due, round_close_if_due, round_start, rounds_close_overdue
+from .close import game_end, judge, round_choose_master, round_close
+from .draw import rack_reject, round_compute_tops, round_draw
 from .setup import (
     game_create,
     game_players,
@@ -35,6 +26,7 @@ __all__ = [
     "game_players",
     "game_screen_key_renew",
     "hash_token",
+    "judge",
     "late_slip_admit",
     "lexicon_import",
     "player_join",

@@ -1,13 +1,22 @@
-"""What every service needs: a game's rules, tiles and lexicon; plays as stored rows; the log."""
+"""What every service needs: a game's rules, tiles and lexicon; plays as stored rows; the log; the round in
+play and the end of a game; tasks queued without holding a request."""
 
 from __future__ import annotations
 
+import logging
+import os
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+
+from django.utils import timezone
 
 from tournaments.errors import ServiceError
 from tournaments.lexicons import get_lexicon
-from tournaments.models import LogEntry, Tournament
+from tournaments.models import Game, LogEntry, Round, Tournament
+from tournaments.versions import notify_game_changed
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -87,3 +96,37 @@ def log(*, game, action: str, actor=None, round=None, slip=None, player=None, be
         game=game, round=round, slip=slip, player=player, actor=actor, action=action,
         before=before, after=after, reason=reason,
     )
+
+
+_sender: ThreadPoolExecutor | None = None
+_sender_pid: int | None = None
+
+
+def send_in_background(send, what: str) -> None:
+    """Queue a task from a thread of its own, after the change was saved and answered: a broker that is
+    down or hung never holds a request. A task that cannot be queued is logged; nothing depends on it
+    alone (the close computes missing tops, the sweep and the first request after the deadline close)."""
+    global _sender, _sender_pid
+    if _sender is None or _sender_pid != os.getpid():  # one per process (Celery's workers are forked)
+        _sender, _sender_pid = ThreadPoolExecutor(max_workers=1, thread_name_prefix="task-sender"), os.getpid()
+
+    def run():
+        try:
+            send()
+        except Exception:
+            logger.exception("could not queue %s", what)
+
+    _sender.submit(run)
+
+
+def round_in_play(game: Game) -> Round | None:
+    return game.rounds.filter(status__in=[Round.Status.DRAWN, Round.Status.OPEN]).first()
+
+
+def end_game(game: Game, reason: str, actor=None) -> None:
+    game.status = Game.Status.OVER
+    game.end_reason = reason
+    game.ended_at = timezone.now()
+    game.save(update_fields=["status", "end_reason", "ended_at"])
+    log(game=game, action="game_end", actor=actor, after={"reason": reason})
+    notify_game_changed(game.pk)

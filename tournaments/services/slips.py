@@ -13,8 +13,9 @@ from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.versions import notify_game_changed, notify_progress
 
+from .clock import round_close_if_due
+from .close import judge
 from .common import late_message, log, setting_of
-from .rounds import judge, round_close_if_due
 
 MAX_KEY_LENGTH = 100
 MAX_REF_LENGTH = 8  # the longest way to write a reference with spaces kept: "1 5 H"

@@ -1,0 +1,92 @@
+"""The clock of a round: its start and deadline, and its close when the deadline has passed (by the task at
+the deadline, the sweep, or whoever reads the game first after it)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from tournaments.errors import Conflict
+from tournaments.models import Round
+from tournaments.tasks import close_round as close_round_task
+from tournaments.versions import notify_game_changed
+
+from .close import round_close
+from .common import (
+    log,
+    send_in_background,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def round_start(*, round: Round, actor=None, now: datetime | None = None) -> Round:
+    """Open the round: store its deadline and schedule its close at the deadline."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        current = Round.objects.select_related("game__tournament").get(pk=round.pk)
+        seconds = current.game.tournament.round_seconds
+        deadline = now + timedelta(seconds=seconds)
+        updated = Round.objects.filter(pk=round.pk, status=Round.Status.DRAWN).update(
+            status=Round.Status.OPEN, started_at=now, deadline=deadline
+        )
+        if not updated:
+            if current.status == Round.Status.OPEN:
+                raise Conflict("round_open", "the round is already open")
+            raise Conflict("round_closed", "the round is closed")
+        log(game=current.game, round=current, action="round_start", actor=actor,
+            after={"deadline": deadline.isoformat(), "seconds": seconds})
+        notify_game_changed(current.game_id)
+        round_id = current.pk
+        transaction.on_commit(lambda: _schedule_close(round_id, deadline))
+    current.refresh_from_db()
+    return current
+
+
+def _schedule_close(round_id: int, deadline: datetime) -> None:
+    send_in_background(lambda: close_round_task.apply_async(args=[round_id], eta=deadline),
+                        f"the close of round {round_id}")
+
+
+def round_close_if_due(*, round_id: int, now: datetime | None = None, wait: bool = True) -> bool:
+    """Close the round if its deadline has passed and it is still open (what the clock's task does).
+
+    ``wait=False``: a close made on the way by a request; when another close holds the round, leave it to
+    that one instead of waiting for it."""
+    now = now or timezone.now()
+    round = Round.objects.filter(pk=round_id, status=Round.Status.OPEN, deadline__lte=now).first()
+    if round is None:
+        return False
+    return round_close(round=round, now=now, wait=wait)
+
+
+def game_close_if_due(*, game_id: int, now: datetime | None = None) -> bool:
+    """The deadline is the truth: whoever comes first after it closes the round, whether the clock's task,
+    the sweep, or a request that reads or writes the game. One indexed query when nothing is due; never
+    waits for a close already under way; a failure is logged, never passed to the request."""
+    now = now or timezone.now()
+    round_id = (Round.objects.filter(game_id=game_id, status=Round.Status.OPEN, deadline__lte=now)
+                .values_list("pk", flat=True).first())
+    if round_id is None:
+        return False
+    try:
+        return round_close_if_due(round_id=round_id, now=now, wait=False)
+    except Exception:
+        logger.exception("could not close round %s on the way", round_id)
+        return False
+
+
+def rounds_close_overdue(*, now: datetime | None = None) -> int:
+    """Close every open round whose deadline has passed (the periodic sweep); return how many closed."""
+    now = now or timezone.now()
+    closed = 0
+    for round in Round.objects.filter(status=Round.Status.OPEN, deadline__lte=now).order_by("deadline"):
+        try:
+            if round_close(round=round, now=now):
+                closed += 1
+        except Exception:  # one round that cannot close must not keep the others open
+            logger.exception("could not close round %s", round.pk)
+    return closed

@@ -1,0 +1,214 @@
+"""The close of a round (every slip judged, results recorded, the master placed), the choice of another
+tied top as master, and the end of a game."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine.board import Board
+from engine.drawing import game_is_over
+from engine.judging import Slip as EngineSlip
+from engine.judging import judge_slip, zero
+from engine.notation import RefError, parse_ref
+from tournaments.errors import Conflict, ServiceError
+from tournaments.models import Game, LateSlip, Result, Round, Slip
+from tournaments.versions import notify_game_changed
+
+from .common import (
+    end_game,
+    late_message,
+    log,
+    play_from_dict,
+    round_in_play,
+    setting_of,
+    sorted_letters,
+    tiles_left,
+)
+from .draw import round_compute_tops
+from .setup import game_players
+
+logger = logging.getLogger(__name__)
+
+
+def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: bool = True) -> bool:
+    """Close the round: judge every slip, record results, place the master, keep the unplayed letters.
+
+    The transition is claimed by a conditional update, so of two simultaneous closes only one judges;
+    return True if this call closed the round. ``wait=False``: when the round's row is locked (another
+    close under way, or a slip being written) return False at once instead of waiting. A round where no
+    play is possible is cancelled: its letters go back into the bag and the next draw has the same
+    number (§3.6).
+    """
+    now = now or timezone.now()
+    current = Round.objects.get(pk=round.pk)
+    if current.status in (Round.Status.CLOSED, Round.Status.CANCELLED):
+        return False
+    if not current.tops_ready:
+        current = round_compute_tops(round=current)
+    with transaction.atomic():
+        if not wait and not Round.objects.select_for_update(skip_locked=True).filter(pk=round.pk).exists():
+            return False
+        claimed = Round.objects.filter(pk=round.pk, status__in=[Round.Status.DRAWN, Round.Status.OPEN]).update(
+            status=Round.Status.CLOSED, closed_at=now
+        )
+        if not claimed:
+            return False
+        current = Round.objects.select_related("game__tournament").get(pk=round.pk)
+        game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
+        if current.top_score is None:
+            _cancel(game, current, actor)
+        else:
+            _judge_all(game, current)
+            _place_master(game, current)
+            log(game=game, round=current, action="round_close", actor=actor,
+                after={"top_score": current.top_score, "master": _brief(current.master)})
+            if _bag_exhausted(game, current.number + 1):
+                end_game(game, "bag_empty", actor)
+        notify_game_changed(game.pk)
+    return True
+
+
+def _brief(play: dict | None) -> dict | None:
+    return None if play is None else {"word": play["word"], "ref": play["ref"], "score": play["score"]}
+
+
+def _cancel(game: Game, round: Round, actor) -> None:
+    Round.objects.filter(pk=round.pk).update(status=Round.Status.CANCELLED)
+    game.bag = sorted_letters(game.bag + round.rack)
+    game.kept = ""
+    game.save(update_fields=["bag", "kept"])
+    log(game=game, round=round, action="round_cancel", actor=actor, after={"rack": round.rack},
+        reason="no play possible: the letters go back into the bag")
+    if len(game.bag) <= setting_of(game.tournament).rules.rack_size:
+        end_game(game, "no_play", actor)  # the same letters would be drawn again
+
+
+def _bag_exhausted(game: Game, next_number: int) -> bool:
+
+    setting = setting_of(game.tournament)
+    return game_is_over(list(game.bag), game.kept, setting.tileset, setting.rules, round_number=next_number)
+
+
+def judge(setting, round: Round, slip: Slip | None, board=None):
+    """The engine's judgement of one player's slip in this round (``no_slip`` without one)."""
+
+    if slip is None:
+        return zero("no_slip")
+    if slip.several:
+        return zero("several_slips")
+    return judge_slip(
+        board if board is not None else Board.from_rows(round.board),
+        round.rack,
+        round.number,
+        EngineSlip(slip.word, slip.ref or None, slip.claimed),
+        setting.lexicon,
+        setting.tileset,
+        setting.rules,
+        labelling=setting.labelling,
+    )
+
+
+def _judge_all(game: Game, round: Round) -> None:
+    """Judge every player's slip. A hall hands in the same few plays many times: each distinct slip
+    (word, reference, score) is judged once, on one board."""
+
+    setting = setting_of(game.tournament)
+    board = Board.from_rows(round.board)
+    slips = {s.player_id: s for s in Slip.objects.filter(round=round, current=True)}
+    late = {}  # the first late slip of each player who has one: the result reads late, not no_slip
+    for player_id, late_by in (LateSlip.objects.filter(round=round).order_by("-received_at")
+                               .values_list("player_id", "late_by")):
+        late[player_id] = late_by
+    already = set(Result.objects.filter(round=round).values_list("player_id", flat=True))
+    results = []
+    judged: dict[tuple, object] = {}
+    for player in game_players(game).only("pk"):
+        if player.pk in already:  # arrived after the close started: written as absent
+            continue
+        slip = slips.get(player.pk)
+        content = None if slip is None else (slip.word, slip.ref, slip.claimed, slip.several)
+        judgement = judged.get(content)
+        if slip is None and player.pk in late:
+            judgement = zero("late", late_message(late[player.pk]))
+        elif judgement is None:
+            judgement = judged[content] = judge(setting, round, slip, board=board)
+        results.append(
+            Result(round=round, player=player, slip=slip, paid=judgement.paid, outcome=judgement.outcome,
+                   reason=judgement.reason, message=judgement.message[:300])
+        )
+    Result.objects.bulk_create(results)
+
+
+def _place_master(game: Game, round: Round) -> None:
+
+    board = Board.from_rows(round.board)
+    if round.master is not None:
+        board = board.place(play_from_dict(round.master))
+    game.board = board.rows()
+    game.kept = tiles_left(round.rack, round.master)
+    game.save(update_fields=["board", "kept"])
+
+
+def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Round:
+    """Make another of the tied tops the master, before the next round is drawn; the board follows."""
+
+    with transaction.atomic():
+        current = Round.objects.select_for_update().select_related("game__tournament").get(pk=round.pk)
+        game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
+        if current.status != Round.Status.CLOSED:
+            raise Conflict("round_not_closed", "the master is chosen once the round is closed")
+        if game.rounds.filter(number__gt=current.number).exclude(status=Round.Status.CANCELLED).exists():
+            raise Conflict("master_locked", "the next round has been drawn: the master can no longer change")
+        try:
+            wanted = parse_ref(ref, game.tournament.coordinates)
+        except RefError as error:
+            raise ServiceError(error.code, error.message, fields={"ref": [error.message]}) from None
+        text = str(word or "").strip()
+        candidates = [
+            top for top in current.tops
+            if (top["row"], top["col"], top["horizontal"]) == (wanted.row, wanted.col, wanted.horizontal)
+            and top["word"].upper() == text.upper()
+        ]
+        exact = [top for top in candidates if top["word"] == text]
+        chosen = (exact or candidates or [None])[0]
+        if chosen is None:
+            raise ServiceError("not_a_top", f"{text} {ref} is not one of the tied tops", fields={"word": ["not a top"]})
+        before = _brief(current.master)
+        current.master = chosen
+        current.save(update_fields=["master"])
+        _place_master(game, current)
+        if game.status == Game.Status.OVER and game.end_reason == "bag_empty" and not _bag_exhausted(
+            game, current.number + 1
+        ):
+            game.status, game.end_reason, game.ended_at = Game.Status.PLAYING, "", None
+            game.save(update_fields=["status", "end_reason", "ended_at"])
+        elif game.status != Game.Status.OVER and _bag_exhausted(game, current.number + 1):
+            end_game(game, "bag_empty", actor)
+        log(game=game, round=current, action="master_change", actor=actor, before=before, after=_brief(chosen))
+        notify_game_changed(game.pk)
+    return current
+
+
+def game_end(*, game: Game, actor=None) -> Game:
+    """End the game now (the arbitrator's decision); a drawn round not yet started is cancelled.
+
+    Solos and warning deductions are counted by the standings of a game that is over.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
+        if game.status == Game.Status.OVER:
+            return game
+        in_play = round_in_play(game)
+        if in_play is not None and in_play.status == Round.Status.OPEN:
+            raise Conflict("round_open", "a round is still open: close it first")
+        if in_play is not None:
+            Round.objects.filter(pk=in_play.pk).update(status=Round.Status.CANCELLED)
+            game.bag = sorted_letters(game.bag + in_play.rack)
+            game.kept = ""
+            game.save(update_fields=["bag", "kept"])
+        end_game(game, "arbitrator", actor)
+    return game

@@ -1,0 +1,190 @@
+"""Drawing a round's rack (at random or typed from a physical bag), rejected draws, and the tops computed
+for it in the background."""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+from collections import Counter
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from engine.board import Board
+from engine.drawing import RackError, check_typed_rack, draw_rack, format_rack
+from engine.master import choose_master
+from engine.movegen import find_tops
+from tournaments.errors import Conflict, ServiceError
+from tournaments.models import Game, Round
+from tournaments.tasks import compute_tops as compute_tops_task
+from tournaments.versions import notify_game_changed
+
+from .common import (
+    end_game,
+    log,
+    play_to_dict,
+    round_in_play,
+    send_in_background,
+    setting_of,
+    sorted_letters,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def _next_number(game: Game) -> int:
+    last = game.rounds.exclude(status=Round.Status.CANCELLED).aggregate(n=Max("number"))["n"]
+    return (last or 0) + 1
+
+
+def _lock_for_next_rack(game: Game):
+    """Lock the game for its next rack: (game, setting, next round number); 409 if over or a round is in play."""
+    game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
+    if game.status == Game.Status.OVER:
+        raise Conflict("game_over", "the game is over")
+    if round_in_play(game) is not None:
+        raise Conflict("round_open", "a round is still in play: close it first")
+    _check_pause(game)
+    return game, setting_of(game.tournament), _next_number(game)
+
+
+def _check_pause(game: Game) -> None:
+    """Players get time to see a round's results before the next rack (§3: at least 20 s by default)."""
+    pause = settings.ARBITER_MIN_SECONDS_BETWEEN_ROUNDS
+    last_close = game.rounds.filter(status=Round.Status.CLOSED).aggregate(at=Max("closed_at"))["at"]
+    if not pause or last_close is None:
+        return
+    left = (last_close + timedelta(seconds=pause) - timezone.now()).total_seconds()
+    if left > 0:
+        wait = max(1, math.ceil(left))
+        raise Conflict("too_soon", f"the next rack can be drawn in {wait} s: at least {pause} s after a round closes",
+                       fields={"seconds": wait})
+
+
+def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejection: bool = False) -> Round:
+    """Draw the next rack: at random when ``rack`` is None, else the rack typed from a physical bag.
+
+    The rack is the letters kept from the last round plus new ones, checked by the vowel/consonant rule
+    (random draws are redrawn until valid, each rejection recorded). ``after_rejection``: the typed rack
+    follows a rejected physical draw, so the kept letters went back into the bag.
+    409 ``round_open`` while a round is drawn or open, ``game_over`` once the game is over.
+    """
+
+    if rack is not None and not isinstance(rack, str):
+        raise ServiceError("bad_letters", "the rack must be letters", fields={"rack": ["not text"]})
+    if rack is not None and len(rack) > 40:
+        raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]})
+    over = False
+    with transaction.atomic():
+        game, setting, number = _lock_for_next_rack(game)
+        bag = list(game.bag)
+        try:
+            if rack is None:
+                rng = random.Random(f"{game.seed}:{game.draws}")
+                game.draws += 1
+                draw = draw_rack(bag, game.kept, number, rng, setting.tileset, setting.rules)
+            else:
+                draw = check_typed_rack(
+                    bag, game.kept, rack, number, setting.tileset, setting.rules, after_rejection=after_rejection
+                )
+        except RackError as error:
+            if error.code != "game_over":
+                raise ServiceError(error.code, error.message, fields={"rack": [error.message]}) from None
+            end_game(game, "no_valid_rack", actor)
+            over = True
+        if not over:
+            rejected = list(game.pending_rejected) + list(draw.rejected)
+            round = Round.objects.create(
+                game=game,
+                number=number,
+                rack=draw.rack,
+                kept=draw.kept,
+                drawn=draw.drawn,
+                rejected=rejected,
+                typed=rack is not None,
+                board=game.board,
+                bag_after="".join(draw.bag),
+            )
+            before = {"bag": game.bag, "kept": game.kept}
+            game.bag = "".join(draw.bag)
+            game.kept = ""
+            game.pending_rejected = []
+            game.status = Game.Status.PLAYING
+            game.save(update_fields=["bag", "kept", "pending_rejected", "status", "draws"])
+            log(game=game, round=round, action="round_draw", actor=actor, before=before,
+                after={"number": number, "rack": draw.rack, "rejected": rejected, "typed": rack is not None})
+            notify_game_changed(game.pk)
+            round_id = round.pk
+            transaction.on_commit(lambda: _schedule_tops(round_id))
+    if over:
+        raise Conflict("game_over", "the letters left cannot make a valid rack: the game is over")
+    return round
+
+
+def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
+    """Record a rack drawn from the physical bag that fails the vowel/consonant rule (§3.2).
+
+    Every letter of it, kept ones included, goes back into the bag; the record (``-KEPT+NEW``) is shown
+    with the round's accepted rack, which is then typed (or drawn) as a whole new one. A rack that obeys
+    the rule, or that the bag cannot hold, is refused and changes nothing. Returns the rejections so far.
+    """
+
+    if not isinstance(rack, str) or not rack.strip() or len(rack) > 40:
+        raise ServiceError("bad_letters", "type the rejected rack's letters", fields={"rack": ["required"]})
+    with transaction.atomic():
+        game, setting, number = _lock_for_next_rack(game)
+        try:
+            draw = check_typed_rack(list(game.bag), game.kept, rack, number, setting.tileset, setting.rules)
+        except RackError as error:
+            if error.code not in ("too_few_vowels", "too_few_consonants"):
+                raise ServiceError(error.code, error.message, fields={"rack": [error.message]}) from None
+            letters = "".join(rack.split()).upper()
+            kept = sorted_letters(game.kept)
+            new = sorted_letters((Counter(letters) - Counter(game.kept)).elements())
+        else:
+            raise ServiceError("rack_valid", f"{draw.rack} obeys the vowel/consonant rule: draw it as the round's rack",
+                               fields={"rack": ["valid"]})
+        record = "-" + format_rack(kept, new)
+        before = {"bag": game.bag, "kept": game.kept, "pending_rejected": list(game.pending_rejected)}
+        game.bag = sorted_letters(list(game.bag) + list(game.kept))
+        game.kept = ""
+        game.pending_rejected = [*game.pending_rejected, record]
+        game.save(update_fields=["bag", "kept", "pending_rejected"])
+        log(game=game, action="rack_reject", actor=actor, before=before,
+            after={"rejected": record, "round": number, "pending_rejected": game.pending_rejected})
+        notify_game_changed(game.pk)
+    return list(game.pending_rejected)
+
+
+def _schedule_tops(round_id: int) -> None:
+    send_in_background(lambda: compute_tops_task.delay(round_id), f"the tops of round {round_id}")
+
+
+def round_compute_tops(*, round: Round) -> Round:
+    """Compute and store every tied top and the proposed master of a drawn or open round (idempotent)."""
+
+    round = Round.objects.select_related("game__tournament").get(pk=round.pk)
+    if round.tops_ready or round.status not in (Round.Status.DRAWN, Round.Status.OPEN, Round.Status.CLOSED):
+        return round
+    game = round.game
+    setting = setting_of(game.tournament)
+    board = Board.from_rows(round.board)
+    tops = find_tops(board, round.rack, setting.lexicon, setting.tileset, setting.rules)
+    master = None
+    if tops.score is not None:
+        master = play_to_dict(
+            choose_master(tops, board, list(round.bag_after), setting.tileset, setting.rules, rack=round.rack),
+            setting.labelling,
+        )
+    Round.objects.filter(pk=round.pk, tops_ready=False).update(
+        tops_ready=True,
+        top_score=tops.score,
+        tops=[play_to_dict(play, setting.labelling) for play in tops.plays],
+        master=master,
+    )
+    round.refresh_from_db()
+    return round
