@@ -1,18 +1,20 @@
 """The board: an immutable value object over 225 tile codes (see ``engine.tiles``)."""
 from __future__ import annotations
 
+from .lane import DOWN
 from .layout import SIZE
 from .tiles import BLANK, EMPTY, decode, encode, letter_code
 
 
 class Board:
-    __slots__ = ("squares",)
+    __slots__ = ("squares", "_down")
 
     def __init__(self, squares):
         squares = tuple(squares)
         if len(squares) != SIZE * SIZE:
             raise ValueError(f"a board has {SIZE * SIZE} squares, got {len(squares)}")
         self.squares = squares  # tile code per square, index row * SIZE + col
+        self._down = None  # the view down (the transpose), made when first asked for
 
     @classmethod
     def empty(cls) -> Board:
@@ -35,6 +37,15 @@ class Board:
         return [
             "".join(decode(t) for t in self.squares[r * SIZE:(r + 1) * SIZE]) for r in range(SIZE)
         ]
+
+    def view(self, horizontal: bool) -> tuple:
+        """The squares read lane after lane in that direction (see ``engine.lane``): across, ``squares``
+        itself; down, the transpose."""
+        if horizontal:
+            return self.squares
+        if self._down is None:
+            self._down = DOWN.view(self.squares)
+        return self._down
 
     def tile(self, row: int, col: int) -> int:
         return self.squares[row * SIZE + col]

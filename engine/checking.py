@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .lane import AREA, lanes
 from .layout import CENTRE, SIZE
-from .movegen import Play
-from .scoring import formed_words, score_words, step
-from .tiles import BLANK, BLANK_CHAR, EMPTY, decode, encode, is_letter
+from .play import Play
+from .scoring import formed_words, score_words
+from .tiles import BLANK, BLANK_CHAR, LETTER_MASK, decode, decode_word, encode, is_letter, letter_code
 
 
 class PlayError(Exception):
@@ -29,54 +30,49 @@ class PlayError(Exception):
         self.invalid_words = list(invalid_words or [])
 
 
-def _placement(squares, word: str, row: int, col: int, horizontal: bool) -> dict:
-    """{square: tile} of the new tiles, or PlayError."""
-    dr, dc = step(horizontal)
-    last_row, last_col = row + dr * (len(word) - 1), col + dc * (len(word) - 1)
-    if not (0 <= row < SIZE and 0 <= col < SIZE and last_row < SIZE and last_col < SIZE):
+def _placement(view, span, word: str) -> dict:
+    """{square: tile} of the new tiles (squares of the view), or PlayError."""
+    if span is None:
         raise PlayError("does_not_fit", f"{word} does not fit on the board from there")
-    before = (row - dr, col - dc)
-    after = (last_row + dr, last_col + dc)
-    for r, c in (before, after):
-        if 0 <= r < SIZE and 0 <= c < SIZE and squares[r * SIZE + c] != EMPTY:
-            raise PlayError(
-                "does_not_fit", f"{word} is not the whole word: the board has a tile just before or after it"
-            )
+    first, end = span.start, span.stop
+    if (first % SIZE and view[first - 1]) or (end % SIZE and view[end]):
+        raise PlayError(
+            "does_not_fit", f"{word} is not the whole word: the board has a tile just before or after it"
+        )
     placed = {}
-    for k, ch in enumerate(word):
-        i = (row + dr * k) * SIZE + col + dc * k
-        on_board = squares[i]
-        if on_board == EMPTY:
+    for i, ch in zip(span, word, strict=True):
+        on_board = view[i]
+        if not on_board:
             placed[i] = encode(ch)
-        elif decode(on_board).upper() != ch.upper():
+        elif on_board & LETTER_MASK != letter_code(ch):
             raise PlayError(
-                "does_not_fit", f"{word}: the board has {decode(on_board).upper()} where {ch.upper()} is written"
+                "does_not_fit", f"{word}: the board has {decode(on_board & LETTER_MASK)} where {ch.upper()} is written"
             )
     if not placed:
         raise PlayError("does_not_fit", f"{word} places no new tile")
     return placed
 
 
-def _connection(board, squares, placed: dict, word_cells: list) -> None:
+def _connection(board, view, lane, placed: dict, span) -> None:
     if board.is_empty():
-        if CENTRE[0] * SIZE + CENTRE[1] not in placed:
+        if lane.index(*CENTRE) not in placed:
             raise PlayError("not_centre", "the first move must cover the centre square")
         return
-    touching = len(word_cells) > len(placed) or any(
-        0 <= r < SIZE and 0 <= c < SIZE and squares[r * SIZE + c] != EMPTY
+    touching = len(span) > len(placed) or any(
+        (i % SIZE and view[i - 1]) or ((i + 1) % SIZE and view[i + 1])
+        or (i >= SIZE and view[i - SIZE]) or (i + SIZE < AREA and view[i + SIZE])
         for i in placed
-        for r, c in ((i // SIZE - 1, i % SIZE), (i // SIZE + 1, i % SIZE), (i // SIZE, i % SIZE - 1), (i // SIZE, i % SIZE + 1))
     )
     if not touching:
         raise PlayError("not_connected", "the play does not touch any tile on the board")
 
 
 def _rack(placed: dict, rack: str) -> None:
-    needed = Counter(BLANK_CHAR if t & BLANK else decode(t) for t in placed.values())
-    have = Counter(rack.upper())
-    missing = [ch for ch, n in needed.items() if have[ch] < n]
+    needed = Counter(BLANK if t & BLANK else t for t in placed.values())
+    have = Counter(encode(ch) for ch in rack.upper() if ch == BLANK_CHAR or is_letter(ch))
+    missing = [t for t, n in needed.items() if have[t] < n]
     if missing:
-        named = ", ".join("a blank" if ch == BLANK_CHAR else ch for ch in sorted(missing))
+        named = ", ".join("a blank" if t == BLANK else decode(t) for t in sorted(missing, key=decode))
         raise PlayError("not_in_rack", f"the rack {rack} does not hold the tiles placed ({named})")
 
 
@@ -84,21 +80,24 @@ def check_play(board, rack: str, word: str, row: int, col: int, horizontal: bool
     """The play ``word`` written from (row, col) in the given direction, scored; or PlayError."""
     if not word or not all(is_letter(ch) for ch in word):
         raise PlayError("bad_word", f"{word!r} is not a word: letters only")
-    squares = board.squares
-    placed = _placement(squares, word, row, col, horizontal)
-    dr, dc = step(horizontal)
-    main_cells = [(row + dr * k) * SIZE + col + dc * k for k in range(len(word))]
-    _connection(board, squares, placed, main_cells)
+    lane = lanes(horizontal)
+    view = board.view(horizontal)
+    span = lane.span(row, col, len(word))
+    placed = _placement(view, span, word)
+    _connection(board, view, lane, placed, span)
     _rack(placed, rack)
 
-    words = formed_words(squares, placed, horizontal)
-    if len(main_cells) < 2:
-        words.insert(0, main_cells)
-    spelled = ["".join(decode(placed.get(i, squares[i])) for i in cells) for cells in words]
-    invalid = [w for w in spelled if len(w) < 2 or w not in lexicon]
+    words = formed_words(view, placed)
+    if len(span) < 2:
+        words.insert(0, list(span))
+    spelled_tiles = [[placed.get(i) or view[i] for i in cells] for cells in words]
+    spelled = [decode_word(tiles) for tiles in spelled_tiles]
+    invalid = [
+        text for text, tiles in zip(spelled, spelled_tiles, strict=True) if len(tiles) < 2 or not lexicon.spells(tiles)
+    ]
     if invalid:
         raise PlayError("invalid_word", f"not valid: {', '.join(invalid)}", invalid_words=invalid)
 
-    score = score_words(words, squares, placed, tileset, rules)
-    tiles = tuple((i // SIZE, i % SIZE, decode(t).upper(), bool(t & BLANK)) for i, t in sorted(placed.items()))
+    score = score_words(words, view, placed, lane, tileset, rules)
+    tiles = tuple((*lane.square(i), decode(t & LETTER_MASK), bool(t & BLANK)) for i, t in sorted(placed.items()))
     return Play(spelled[0], row, col, horizontal, score, tiles, tuple(spelled))

@@ -42,12 +42,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 from .checking import PlayError, check_play
+from .lane import lanes
 from .layout import CENTRE, SIZE
 from .notation import RefError, WordError, format_ref, parse_ref, parse_word
-from .tiles import BLANK_CHAR
+from .tiles import BLANK, BLANK_CHAR, EMPTY, LETTER_MASK, decode, decode_word, encode, letter_code
 
 REASON_MESSAGES = {
     "ok": "paid the real score",
@@ -87,10 +89,6 @@ class Judgement:
     message: str
     play: object | None = None  # the Play paid (for a penalty: the placement reaching the claimed score)
 
-    @property
-    def is_warning(self) -> bool:
-        return self.outcome == "warning"
-
 
 def zero(reason: str, message: str | None = None) -> Judgement:
     """A slip paid nothing, e.g. ``zero("no_slip")`` or ``zero("late")`` for the service."""
@@ -101,25 +99,25 @@ def zero(reason: str, message: str | None = None) -> Judgement:
 # Placing a word
 
 
-def _squares(row: int, col: int, horizontal: bool, length: int):
-    dr, dc = (0, 1) if horizontal else (1, 0)
-    return [(row + i * dr, col + i * dc) for i in range(length)]
-
-
-def _fits(board, word: str, row: int, col: int, horizontal: bool) -> list[int] | None:
+def _fits(view, span, word: str) -> list[int] | None:
     """Indexes of the word's new tiles at this spot, or None when it leaves the board or a written
     letter disagrees with a board tile."""
-    squares = _squares(row, col, horizontal, len(word))
-    if not all(0 <= r < SIZE and 0 <= c < SIZE for r, c in squares):
+    if span is None:
         return None
     new = []
-    for i, (r, c) in enumerate(squares):
-        on_board = board.get(r, c)
-        if on_board == ".":
-            new.append(i)
-        elif on_board.upper() != word[i].upper():
+    for k, i in enumerate(span):
+        on_board = view[i]
+        if not on_board:
+            new.append(k)
+        elif on_board & LETTER_MASK != letter_code(word[k]):
             return None
     return new
+
+
+@lru_cache(maxsize=64)
+def _rack_letters(rack: str) -> dict:
+    """{tile code: count} of the rack's letters (its blanks apart)."""
+    return dict(Counter(encode(ch) for ch in rack if "A" <= ch <= "Z"))
 
 
 def _readings(board, rack: str, word: str, row: int, col: int, horizontal: bool, mode: str) -> list[str]:
@@ -132,22 +130,26 @@ def _readings(board, rack: str, word: str, row: int, col: int, horizontal: bool,
     an unmarked one), the blank is still not marked: the readings with a blank on an unmarked letter
     that keep the most marks, then use the fewest blanks, are returned.
     """
-    new = _fits(board, word, row, col, horizontal)
+    view = board.view(horizontal)
+    span = lanes(horizontal).span(row, col, len(word))
+    new = _fits(view, span, word)
     if new is None:
         return []
-    squares = _squares(row, col, horizontal, len(word))
-    base = [board.get(r, c) if board.get(r, c) != "." else word[i].upper() for i, (r, c) in enumerate(squares)]
-    marked = frozenset(i for i in new if word[i].islower())
-    rack_letters = Counter(ch for ch in rack if ch != BLANK_CHAR)
+    base = [view[i] or letter_code(ch) for i, ch in zip(span, word, strict=True)]
+    marked = frozenset(k for k in new if word[k].islower())
+    rack_letters = _rack_letters(rack)
     blanks = rack.count(BLANK_CHAR)
+    missing = sum(max(0, n - rack_letters.get(t, 0)) for t, n in Counter(base[k] for k in new).items())
+    if missing > blanks:
+        return []  # each blank stands for one missing letter at most: no reading
     feasible = []
     for size in range(min(blanks, len(new)) + 1):
         for chosen in combinations(new, size):
             chosen = frozenset(chosen)
             if mode == "written" and chosen != marked:
                 continue
-            needed = Counter(base[i] for i in new if i not in chosen)
-            if needed - rack_letters:
+            needed = Counter(base[k] for k in new if k not in chosen)
+            if any(rack_letters.get(t, 0) < n for t, n in needed.items()):
                 continue
             feasible.append(chosen)
     if mode == "fix":
@@ -161,7 +163,7 @@ def _readings(board, rack: str, word: str, row: int, col: int, horizontal: bool,
             feasible = [chosen for chosen in feasible if len(chosen & marked) == most]
         fewest = min((len(chosen) for chosen in feasible), default=0)
         feasible = [chosen for chosen in feasible if len(chosen) == fewest]
-    return ["".join(ch.lower() if i in chosen else ch for i, ch in enumerate(base)) for chosen in feasible]
+    return [decode_word([t | BLANK if k in chosen else t for k, t in enumerate(base)]) for chosen in feasible]
 
 
 def _check(board, rack, reading, row, col, horizontal, lexicon, tileset, rules):
@@ -196,22 +198,29 @@ def _play_at(board, rack, word, row, col, horizontal, lexicon, tileset, rules, a
 def _fix_warnings(word: str, play) -> list[str]:
     """What reading the play differently from the slip corrected: a blank on a letter written in
     uppercase (``blank_not_marked``), a letter marked as a blank paid as a real tile (``stray_blank_mark``)."""
-    squares = _squares(play.row, play.col, play.horizontal, len(word))
-    marked = {square for square, ch in zip(squares, word, strict=True) if ch.islower()}
-    new = {(r, c): is_blank for r, c, _, is_blank in play.tiles}
+    lane = lanes(play.horizontal)
+    span = lane.span(play.row, play.col, len(word))
+    marked = {i for i, ch in zip(span, word, strict=True) if ch.islower()}
+    new = {lane.index(r, c): is_blank for r, c, _, is_blank in play.tiles}
     warnings = []
-    if any(is_blank and square not in marked for square, is_blank in new.items()):
+    if any(is_blank and i not in marked for i, is_blank in new.items()):
         warnings.append("blank_not_marked")
-    if any(square in new and not new[square] for square in marked):
+    if any(i in new and not new[i] for i in marked):
         warnings.append("stray_blank_mark")
     return warnings or ["blank_not_marked"]
 
 
 def _with_board_case(board, word: str, row: int, col: int, horizontal: bool) -> str:
+    """The word with the letters written on covered squares as the board shows them."""
+    if not (0 <= row < SIZE and 0 <= col < SIZE):
+        return word
+    view = board.view(horizontal)
+    start = lanes(horizontal).index(row, col)
+    room = SIZE - start % SIZE
     out = []
-    for i, (r, c) in enumerate(_squares(row, col, horizontal, len(word))):
-        on_board = board.get(r, c) if 0 <= r < SIZE and 0 <= c < SIZE else "."
-        out.append(on_board if on_board != "." and on_board.upper() == word[i].upper() else word[i])
+    for k, ch in enumerate(word):
+        on_board = view[start + k] if k < room else EMPTY
+        out.append(decode(on_board) if on_board and on_board & LETTER_MASK == letter_code(ch) else ch)
     return "".join(out)
 
 
@@ -389,44 +398,3 @@ def _first_round_readings(board, rack, word, spots, mode) -> list[str]:
     # On the empty board every spot needs the same tiles, so any spot gives the readings.
     row, col, horizontal = spots[0]
     return _readings(board, rack, word, row, col, horizontal, mode)
-
-
-# --------------------------------------------------------------------------------------------------
-# End of the game
-
-
-def warning_deduction(warnings: int, rules) -> int:
-    """Points deducted at the end of a game for this many warnings: the ones beyond
-    ``rules.free_warnings`` cost ``rules.warning_cost`` each."""
-    if not rules.warnings:
-        return 0
-    return max(0, warnings - rules.free_warnings) * rules.warning_cost
-
-
-def game_penalties(warning_counts: dict, rules) -> dict:
-    """Deduction per player, from each player's number of warnings in the game."""
-    return {player: warning_deduction(count, rules) for player, count in warning_counts.items()}
-
-
-def count_solos(round_scores) -> dict:
-    """Solos per player: a round where the player's score is strictly higher than every other
-    player's.  ``round_scores`` is one {player: paid score} per round: the round's paid scores, after a
-    slip's −5 penalty and before the end-of-game warning costs (rules §4), listing every player of the
-    round (0 for a missing slip); a round with a single player gives no solo."""
-    solos: dict = {}
-    for scores in round_scores:
-        if len(scores) < 2:
-            continue
-        ranked = sorted(scores.values(), reverse=True)
-        if ranked[0] > ranked[1]:
-            player = max(scores, key=scores.get)
-            solos[player] = solos.get(player, 0) + 1
-    return solos
-
-
-def solo_bonuses(round_scores, n_players: int, rules) -> dict:
-    """Bonus points per player for their solos: ``rules.solo_bonus`` each, when the game had at least
-    ``rules.solo_min_players`` players (players who played at least one round); otherwise none."""
-    if not rules.solos or n_players < rules.solo_min_players:
-        return {}
-    return {player: count * rules.solo_bonus for player, count in count_solos(round_scores).items()}

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .tiles import letter_code
+from .tiles import LETTER_MASK, letter_code
 
 _FORMAT = 2
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -58,6 +58,11 @@ class Lexicon:
         if not isinstance(word, str) or not word.isascii() or not word.isalpha():
             return False
         node = self.walk(letter_code(ch) for ch in word)
+        return node is not None and self.masks[node] & 1 == 1
+
+    def spells(self, tiles) -> bool:
+        """Whether these tile codes spell a word (a blank reads as the letter it stands for)."""
+        node = self.walk(t & LETTER_MASK for t in tiles)
         return node is not None and self.masks[node] & 1 == 1
 
     def walk(self, codes, node: int = 0) -> int | None:

@@ -18,7 +18,7 @@ from collections import Counter
 
 from .drawing import game_is_over, sort_tiles
 from .layout import SIZE, WORD_MULTIPLIER
-from .tiles import BLANK_CHAR
+from .tiles import BLANK_CHAR, EMPTY
 
 
 def uses_blank(play) -> bool:
@@ -34,15 +34,15 @@ def leave(rack: str, play) -> str:
 
 def anchors(board) -> list[tuple[int, int]]:
     """Empty squares orthogonally next to a tile."""
+    squares = board.squares
     found = []
-    for row in range(SIZE):
-        for col in range(SIZE):
-            if board.get(row, col) != ".":
-                continue
-            for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
-                if 0 <= r < SIZE and 0 <= c < SIZE and board.get(r, c) != ".":
-                    found.append((row, col))
-                    break
+    for i, tile in enumerate(squares):
+        if tile != EMPTY:
+            continue
+        row, col = divmod(i, SIZE)
+        if ((col and squares[i - 1]) or (col < SIZE - 1 and squares[i + 1])
+                or (row and squares[i - SIZE]) or (row < SIZE - 1 and squares[i + SIZE])):
+            found.append((row, col))
     return found
 
 

@@ -1,7 +1,8 @@
 """Move generation: every legal play, and the tops (the best score and every play tied at it).
 
-One code path serves both directions: down plays are generated as across plays on the transposed board
-(``_Orientation``), and their squares mapped back.  In each row, a play is found from the square of its
+One code path serves both directions: plays are generated along the lanes of the board's view in each
+direction (``engine.lane``: down plays are across plays on the transposed board), and their squares
+mapped back.  In each row, a play is found from the square of its
 first letter (a "start": the square before it is empty or off the board) by walking the lexicon's DAWG
 rightwards over board tiles and rack tiles allowed by the precomputed cross-checks, keeping the score
 as it goes.
@@ -24,27 +25,17 @@ import operator
 import weakref
 from dataclasses import dataclass
 
-from .layout import CENTRE, LETTER_MULTIPLIER, SIZE, WORD_MULTIPLIER
+from .lane import lanes
+from .layout import CENTRE, SIZE
+from .play import Play
 from .scoring import cross_parts
 from .tiles import BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode
+
+__all__ = ["Play", "Tops", "find_tops", "generate_plays"]
 
 ALL_LETTERS = ((1 << 27) - 1) & ~1  # bits 1..26
 
 _FAR = SIZE * SIZE  # farther than any rack reaches
-
-# Transposed square index -> original square index (a transposition is its own inverse).
-TRANSPOSE = tuple(c * SIZE + r for r in range(SIZE) for c in range(SIZE))
-
-
-@dataclass(frozen=True)
-class Play:
-    word: str
-    row: int
-    col: int
-    horizontal: bool
-    score: int
-    tiles: tuple  # ((row, col, letter, is_blank), ...) the tiles placed, in word order
-    words: tuple  # every word formed: the main word first, then cross-words in board order
 
 
 @dataclass(frozen=True)
@@ -85,19 +76,15 @@ def _hooks(lexicon, before: tuple, after: tuple) -> int:
 
 
 class _Orientation:
-    """The board seen so that plays run along rows: the board itself for across plays, its transpose for
-    down plays.  Holds per-square cross-checks, cross-word base scores and anchors."""
+    """The board's view in one direction (``engine.lane``), so that plays run along its lanes.  Holds
+    per-square cross-checks, cross-word base scores and anchors."""
 
-    def __init__(self, squares, horizontal: bool, lexicon, tileset, first_move: bool):
+    def __init__(self, board, horizontal: bool, lexicon, tileset, first_move: bool):
         self.horizontal = horizontal
-        if horizontal:
-            self.squares = squares
-            self.letter_mult = LETTER_MULTIPLIER
-            self.word_mult = WORD_MULTIPLIER
-        else:
-            self.squares = tuple(squares[i] for i in TRANSPOSE)
-            self.letter_mult = tuple(LETTER_MULTIPLIER[i] for i in TRANSPOSE)
-            self.word_mult = tuple(WORD_MULTIPLIER[i] for i in TRANSPOSE)
+        self.lane = lane = lanes(horizontal)
+        self.squares = board.view(horizontal)
+        self.letter_mult = lane.letter_mult
+        self.word_mult = lane.word_mult
         sq = self.squares
         values = tileset.values
         n = SIZE * SIZE
@@ -107,7 +94,7 @@ class _Orientation:
         self.before = [()] * n  # tiles before/after the square across (the rest of a cross-word)
         self.after = [()] * n
         if first_move:
-            centre = CENTRE[0] * SIZE + CENTRE[1]
+            centre = lane.index(*CENTRE)
             self.allowed = [ALL_LETTERS] * n
             self.anchor[centre] = True
         else:
@@ -131,14 +118,14 @@ class _Orientation:
         for i in range(n):
             if sq[i] != EMPTY:
                 continue
-            r, c = divmod(i, SIZE)
-            up = r > 0 and sq[i - SIZE] != EMPTY
-            down = r < SIZE - 1 and sq[i + SIZE] != EMPTY
-            left = c > 0 and sq[i - 1] != EMPTY
-            right = c < SIZE - 1 and sq[i + 1] != EMPTY
-            self.anchor[i] = up or down or left or right
-            if up or down:
-                before, after = cross_parts(sq, r, c, True)
+            number, position = divmod(i, SIZE)  # the lane and the square's place along it
+            across_before = number > 0 and sq[i - SIZE] != EMPTY  # the cross-lane neighbours
+            across_after = number < SIZE - 1 and sq[i + SIZE] != EMPTY
+            along_before = position > 0 and sq[i - 1] != EMPTY
+            along_after = position < SIZE - 1 and sq[i + 1] != EMPTY
+            self.anchor[i] = across_before or across_after or along_before or along_after
+            if across_before or across_after:
+                before, after = cross_parts(sq, i)
                 self.before[i], self.after[i] = before, after
                 self.allowed[i] = _hooks(lexicon, before, after)
                 self.cross_base[i] = sum(values[t] for t in before) + sum(values[t] for t in after)
@@ -146,10 +133,8 @@ class _Orientation:
                 self.allowed[i] = ALL_LETTERS
 
     def original(self, i: int) -> tuple[int, int]:
-        """(row, col) on the real board of this orientation's square ``i``."""
-        if not self.horizontal:
-            i = TRANSPOSE[i]
-        return divmod(i, SIZE)
+        """(row, col) on the board of this view's square ``i``."""
+        return self.lane.square(i)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -187,7 +172,7 @@ class _Search:
         first_move = board.is_empty()
         directions = (True,) if first_move and rules.first_move_horizontal else (True, False)
         self.orientations = [
-            _Orientation(board.squares, h, lexicon, tileset, first_move) for h in directions
+            _Orientation(board, h, lexicon, tileset, first_move) for h in directions
         ]
         self.best = -1
         self.keep_best = False

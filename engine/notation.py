@@ -113,6 +113,32 @@ def format_ref(row: int, col: int, horizontal: bool, labelling: str = "rows-lett
     return row_label + col_label if horizontal else col_label + row_label
 
 
+def canonical_ref(text: str | None, labelling: str = "rows-letters", *, strict: bool = True) -> str:
+    """A reference as written, in its canonical form (``h 4`` -> ``H4``); ``""`` when none was written.
+
+    Text that names no square raises RefError, or with ``strict=False`` is given back as written (for
+    showing a slip as it was handed in)."""
+    if strict and (text is None or not text.strip()):
+        return ""
+    if not text:
+        return ""
+    try:
+        ref = parse_ref(text, labelling)
+    except RefError:
+        if strict:
+            raise
+        return text
+    return format_ref(ref.row, ref.col, ref.horizontal, labelling)
+
+
+def labels(labelling: str = "rows-letters") -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(row labels top to bottom, column labels left to right) in this labelling."""
+    _check_labelling(labelling)
+    letters = tuple(_letter_label(index) for index in range(SIZE))
+    numbers = tuple(str(index + 1) for index in range(SIZE))
+    return (letters, numbers) if labelling == "rows-letters" else (numbers, letters)
+
+
 def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
     """The word of a slip: letters only, uppercase a tile, lowercase a blank standing for that letter.
 

@@ -4,80 +4,81 @@ Letter premiums apply before word premiums, two word premiums multiply, premiums
 placed this round, a blank scores 0 but still triggers word premiums; every word formed is scored (main
 and cross-words, a shared letter counting in each); placing ``rules.rack_size`` tiles adds
 ``rules.bingo_bonus`` after the word multipliers.
+
+Everything here reads a view of the board (``engine.lane``): the play runs along a lane, ``placed`` maps
+the view's squares of the new tiles to their tile codes, and a word is a list of the view's squares.
 """
 from __future__ import annotations
 
-from .layout import LETTER_MULTIPLIER, SIZE, WORD_MULTIPLIER
-from .tiles import EMPTY
+from .lane import AREA
+from .layout import SIZE
 
 
-def step(horizontal: bool) -> tuple[int, int]:
-    """(row, col) increment along a word laid in this direction."""
-    return (0, 1) if horizontal else (1, 0)
+def lane_run(view, i: int, placed) -> list[int]:
+    """The run of tiles through square ``i`` along its lane: board tiles and the ``placed`` ones."""
+    first = i - i % SIZE
+    last = first + SIZE - 1
+    start = i
+    while start > first and (view[start - 1] or start - 1 in placed):
+        start -= 1
+    end = i
+    while end < last and (view[end + 1] or end + 1 in placed):
+        end += 1
+    return list(range(start, end + 1))
 
 
-def run(squares, row: int, col: int, horizontal: bool, placed=None) -> list[int]:
-    """Squares (indexes) of the run of tiles through (row, col) along ``horizontal``: board tiles and the
-    ``placed`` ones ({index: tile})."""
-    placed = placed or {}
-    dr, dc = step(horizontal)
-
-    def occupied(r, c):
-        return 0 <= r < SIZE and 0 <= c < SIZE and (squares[r * SIZE + c] != EMPTY or r * SIZE + c in placed)
-
-    r, c = row, col
-    while occupied(r - dr, c - dc):
-        r, c = r - dr, c - dc
-    cells = []
-    while occupied(r, c):
-        cells.append(r * SIZE + c)
-        r, c = r + dr, c + dc
-    return cells
+def cross_run(view, i: int, placed) -> list[int]:
+    """The run of tiles through square ``i`` across the lane (a cross-word's squares, in reading order)."""
+    start = i
+    while start >= SIZE and (view[start - SIZE] or start - SIZE in placed):
+        start -= SIZE
+    end = i
+    while end + SIZE < AREA and (view[end + SIZE] or end + SIZE in placed):
+        end += SIZE
+    return list(range(start, end + 1, SIZE))
 
 
-def cross_parts(squares, row: int, col: int, horizontal: bool) -> tuple[tuple, tuple]:
-    """Board tiles just before and just after the empty square (row, col), across a play laid along
-    ``horizontal``: the rest of the cross-word a tile there would form."""
-    dr, dc = step(not horizontal)
+def cross_parts(view, i: int) -> tuple[tuple, tuple]:
+    """Board tiles just before and just after the empty square ``i`` across its lane: the rest of the
+    cross-word a tile there would form."""
     before, after = [], []
-    r, c = row - dr, col - dc
-    while 0 <= r and 0 <= c and squares[r * SIZE + c] != EMPTY:
-        before.append(squares[r * SIZE + c])
-        r, c = r - dr, c - dc
-    r, c = row + dr, col + dc
-    while r < SIZE and c < SIZE and squares[r * SIZE + c] != EMPTY:
-        after.append(squares[r * SIZE + c])
-        r, c = r + dr, c + dc
+    j = i - SIZE
+    while j >= 0 and view[j]:
+        before.append(view[j])
+        j -= SIZE
+    j = i + SIZE
+    while j < AREA and view[j]:
+        after.append(view[j])
+        j += SIZE
     return tuple(reversed(before)), tuple(after)
 
 
-def word_score(cells, squares, placed, values) -> int:
-    """Score of one word: ``cells`` its squares, ``placed`` the tiles new this round ({index: tile})."""
+def word_score(cells, view, placed, values, lane) -> int:
+    """Score of one word: ``cells`` its squares, ``placed`` the tiles new this round, ``lane`` the
+    direction of the view (its premiums)."""
+    letter_mult, word_mult = lane.letter_mult, lane.word_mult
     total, multiplier = 0, 1
     for i in cells:
-        if i in placed:
-            total += values[placed[i]] * LETTER_MULTIPLIER[i]
-            multiplier *= WORD_MULTIPLIER[i]
+        tile = placed.get(i)
+        if tile is not None:
+            total += values[tile] * letter_mult[i]
+            multiplier *= word_mult[i]
         else:
-            total += values[squares[i]]
+            total += values[view[i]]
     return total * multiplier
 
 
-def formed_words(squares, placed, horizontal: bool) -> list[list[int]]:
-    """The words a placement forms, main word first, then cross-words in board order (as lists of
-    squares).  A run of a single tile is not a word."""
-    first = min(placed)
-    row, col = divmod(first, SIZE)
-    words = [run(squares, row, col, horizontal, placed)]
+def formed_words(view, placed) -> list[list[int]]:
+    """The words a placement along one lane forms, main word first, then cross-words in board order.
+    A run of a single tile is not a word."""
+    words = [lane_run(view, min(placed), placed)]
     for i in sorted(placed):
-        cells = run(squares, i // SIZE, i % SIZE, not horizontal, placed)
-        if len(cells) > 1:
-            words.append(cells)
+        words.append(cross_run(view, i, placed))
     return [cells for cells in words if len(cells) > 1]
 
 
-def score_words(words, squares, placed, tileset, rules) -> int:
-    score = sum(word_score(cells, squares, placed, tileset.values) for cells in words)
+def score_words(words, view, placed, lane, tileset, rules) -> int:
+    score = sum(word_score(cells, view, placed, tileset.values, lane) for cells in words)
     if len(placed) == rules.rack_size:
         score += rules.bingo_bonus
     return score

@@ -50,9 +50,13 @@ def decode_word(tiles) -> str:
     return "".join([_CHARS[t] for t in tiles])
 
 
+_LETTER_CODES = {chr(64 + c): c for c in range(1, ALPHABET_SIZE)} | {chr(96 + c): c for c in range(1, ALPHABET_SIZE)}
+
+
 def letter_code(ch: str) -> int:
     """Code of a letter regardless of case (``e`` and ``E`` both give 5)."""
-    return encode(ch.upper())
+    code = _LETTER_CODES.get(ch)
+    return code if code is not None else encode(ch.upper())
 
 
 def is_letter(ch: str) -> bool:

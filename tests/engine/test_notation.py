@@ -1,6 +1,6 @@
 import pytest
 
-from engine.notation import Ref, RefError, WordError, format_ref, parse_ref, parse_word
+from engine.notation import Ref, RefError, WordError, canonical_ref, format_ref, labels, parse_ref, parse_word
 from engine.tiles import Letter, TileSet, load_tileset
 
 
@@ -133,3 +133,23 @@ def test_slip_word_letters_must_belong_to_the_tile_set():
         parse_word("aBW", tileset=no_w)
     assert caught.value.code == "bad_word"
     assert "W" in caught.value.message
+
+
+def test_canonical_ref_strict_or_as_written():
+    assert canonical_ref(" h 4 ") == "H4"
+    assert canonical_ref("4h") == "4H"
+    assert canonical_ref("8h", "rows-numbers") == "8H"
+    assert canonical_ref(None) == canonical_ref("  ") == ""
+    with pytest.raises(RefError):
+        canonical_ref("Z99")
+    assert canonical_ref("Z99", strict=False) == "Z99"
+    assert canonical_ref("h 4", strict=False) == "H4"
+    assert canonical_ref(None, strict=False) == ""
+
+
+def test_labels_of_rows_and_columns():
+    rows, cols = labels("rows-letters")
+    assert rows[0] == "A" and rows[-1] == "O" and cols[0] == "1" and cols[-1] == "15"
+    assert labels("rows-numbers") == (cols, rows)
+    with pytest.raises(ValueError):
+        labels("columns-first")
