@@ -7,7 +7,7 @@ PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint install
+.PHONY: run test lint lint-js install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,3 +27,10 @@ test: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
+
+# The pages' JavaScript (static/js): ESLint from package-lock.json. Needs Node.js and npm; `make test` does not.
+lint-js: node_modules/.package-lock.json
+	npx --no-install eslint static/js eslint.config.js
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund

@@ -1,36 +1,7 @@
-// The board and the rack on screen: filling the board partial, references, picking a square.
-// Plain ES module, no build step. Used by the phone, the projector and the console.
+// The board and the rack on screen: filling the board partial, picking a square.
+// Plain ES module, no build step. Used by the phone and the projector; references are notation.js's.
 
-const SIZE = 15;
-const LETTERS = "ABCDEFGHIJKLMNO";
-
-// Grid references (duplicate-rules.md §2). In both labellings the row's label written first means
-// horizontal: rows-letters "H4" = row H from column 4 across, "4H" = column 4 from row H down;
-// rows-numbers "8H" = row 8 from column H across, "H8" = column H from row 8 down.
-export function formatRef(row, col, horizontal, labelling = "rows-letters") {
-  const rowLabel = labelling === "rows-numbers" ? String(row + 1) : LETTERS[row];
-  const colLabel = labelling === "rows-numbers" ? LETTERS[col] : String(col + 1);
-  return horizontal ? rowLabel + colLabel : colLabel + rowLabel;
-}
-
-export function parseRef(text, labelling = "rows-letters") {
-  const compact = String(text || "").replace(/\s+/g, "").toUpperCase();
-  let m = compact.match(/^([A-Z])([0-9]{1,2})$/);
-  let letterFirst = true;
-  if (!m) {
-    const n = compact.match(/^([0-9]{1,2})([A-Z])$/);
-    if (!n) return null;
-    m = [n[0], n[2], n[1]];
-    letterFirst = false;
-  }
-  const letterIndex = m[1].charCodeAt(0) - 65;
-  const numberIndex = parseInt(m[2], 10) - 1;
-  if (letterIndex < 0 || letterIndex >= SIZE || numberIndex < 0 || numberIndex >= SIZE) return null;
-  if (labelling === "rows-numbers") {
-    return { row: numberIndex, col: letterIndex, horizontal: !letterFirst };
-  }
-  return { row: letterIndex, col: numberIndex, horizontal: letterFirst };
-}
+import { SIZE, formatRef } from "./notation.js";
 
 function cellAt(table, row, col) {
   return table.querySelector(`td[data-r="${row}"][data-c="${col}"]`);

@@ -42,7 +42,7 @@ export class ServerClock {
         if (!res.ok) continue;
         const body = await res.json();
         this.addSample(serverMsOf(body), sentAt, receivedAt);
-      } catch (err) {
+      } catch {
         // Offline for now: the next sync or live message will do.
       }
     }

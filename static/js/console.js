@@ -1,18 +1,13 @@
-// The arbitrator's console: the game screen follows the game live, countdowns run on the server's time,
-// and paper slips are recorded without leaving the page (focus back on the table field after each).
+// The arbitrator's console: the game screen follows the game live (live.js), countdowns run on the server's
+// time, and paper slips are recorded without leaving the page (focus back on the table field after each).
 
-import { serverClock, serverMsOf, startCountdown } from "./clock.js";
-
-const POLL_MS = 1000;
+import { serverClock, startCountdown } from "./clock.js";
+import { $, newKey } from "./common.js";
+import { subscribe } from "./live.js";
 
 function csrfToken(form) {
   const field = form.querySelector("input[name=csrfmiddlewaretoken]");
   return field ? field.value : "";
-}
-
-function newKey() {
-  if (window.crypto && typeof window.crypto.randomUUID === "function") return `console:${window.crypto.randomUUID()}`;
-  return `console:${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 }
 
 // Countdowns: every .clock[data-deadline] in `root`.
@@ -35,9 +30,9 @@ function guardConfirms(root) {
   });
 }
 
-// A line at the top of the page while the server works without its cache (it says so in /live).
+// A line at the top of the page while the server works without its cache.
 function showNotice(text) {
-  let notice = document.getElementById("live-notice");
+  let notice = $("live-notice");
   if (!text && !notice) return;
   if (!notice) {
     notice = document.createElement("p");
@@ -50,32 +45,60 @@ function showNotice(text) {
   notice.hidden = !text;
 }
 
-// Ask the game's version every second (it changes with every rack, start, slip count, close, master,
-// correction, end); `onChange(info)` runs when it moves.
-function followGame(gameId, onChange) {
-  let version = null;
-  let timer = null;
-  async function tick() {
+// The notice's text, in the page's language: the server gives it with its time (/live?clock=1) while it
+// works without its cache.
+let degradedText = "";
+async function degradedNotice(gameId) {
+  if (!degradedText) {
     try {
-      const sentAt = Date.now();
       const res = await fetch(`/games/${gameId}/live?clock=1`, { cache: "no-store", headers: { Accept: "application/json" } });
-      const receivedAt = Date.now();
-      if (res.ok) {
-        const info = await res.json();
-        serverClock.addSample(serverMsOf(info), sentAt, receivedAt);
-        showNotice(info.degraded ? info.notice : "");
-        // The version moves with every change; the progress mark with every slip handed in.
-        const seen = `${info.version}/${info.progress ?? ""}`;
-        if (version !== null && seen !== version) await onChange(info);
-        version = seen;
-      }
-    } catch (err) {
-      // Offline for a moment: the next tick tries again.
+      const body = res.ok ? await res.json() : {};
+      degradedText = body.notice || "";
+    } catch {
+      // Offline for a moment: the next change asks again.
     }
-    timer = setTimeout(tick, POLL_MS);
   }
-  tick();
-  return () => clearTimeout(timer);
+  return degradedText;
+}
+
+// Follow the game on its live stream, slip counts included (live.js; polling when the stream cannot be
+// held): `onChange(info)` runs when the game has changed since the page was drawn (a rack, a start, a slip
+// handed in, a close, a master, a correction, the end). One runs at a time; changes that come meanwhile
+// make one more run, with the latest state.
+function followGame(gameId, onChange) {
+  let drawn = false;
+  let latest = null; // a change not yet run
+  let running = false;
+  async function run() {
+    running = true;
+    while (latest) {
+      const info = latest;
+      latest = null;
+      try {
+        await onChange(info);
+      } catch {
+        // Offline for a moment: the next change tries again.
+      }
+    }
+    running = false;
+  }
+  let shown = null;
+  return subscribe(gameId, (info) => {
+    shown = info;
+    if (!info.degraded) {
+      showNotice("");
+    } else {
+      degradedNotice(gameId).then((text) => {
+        if (shown === info) showNotice(text);
+      });
+    }
+    if (!drawn) {
+      drawn = true; // the state the page was drawn with
+      return;
+    }
+    latest = info;
+    if (!running) run();
+  }, { progress: true });
 }
 
 function typingIn(area) {
@@ -187,7 +210,7 @@ function slipEntry(form) {
         headers: { Accept: "application/json", "X-CSRFToken": csrfToken(form) },
       });
       answer = await res.json();
-    } catch (err) {
+    } catch {
       res = null;
     }
     pending -= 1;
@@ -221,7 +244,7 @@ function slipEntry(form) {
     state.className = "entry-state outcome-zero";
     say(`${texts.refused} (${texts.table}${entry.table}): ${error.message}`, false);
     // Sent again after a fix, the entry is a new slip: it gets a new key (a network failure keeps it).
-    if (res) entry.key = newKey();
+    if (res) entry.key = newKey("console:");
     const again = document.createElement("button");
     again.type = "button";
     again.className = "button-small";
@@ -239,7 +262,7 @@ function slipEntry(form) {
         return;
       }
     }
-    const entry = { key: newKey() };
+    const entry = { key: newKey("console:") };
     for (const name of names) entry[name] = fields[name].value.trim();
     const row = document.createElement("tr");
     row.dataset.state = "sending";
@@ -258,12 +281,9 @@ function slipEntry(form) {
   });
 
   // Slips handed in from phones move the count too; a closed or new round reloads the page.
-  const count = document.getElementById("progress-count");
+  const count = $("progress-count");
   const gameId = form.action.match(/games\/(\d+)\//)[1];
-  followGame(gameId, async () => {
-    const res = await fetch(`/games/${gameId}/live`, { cache: "no-store" });
-    if (!res.ok) return;
-    const info = await res.json();
+  followGame(gameId, (info) => {
     if (String(info.round) !== round || info.round_status !== "open") {
       if (!pending && formIsEmpty()) window.location.reload();
       return;

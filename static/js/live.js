@@ -20,7 +20,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
   // progress: also wake up when only the count of slips received changes (console, projector).
   const streamUrl = `${base}/games/${gameId}/events${progress ? "?progress=1" : ""}`;
   const pollUrl = `${base}/games/${gameId}/live`;
-  let lastVersion = null;
+  let lastSeen = null;
   let stopped = false;
   let source = null;
   let pollTimer = null;
@@ -32,8 +32,11 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
 
   function deliver(info) {
     if (!info || stopped) return;
-    if (info.version === lastVersion) return;
-    lastVersion = info.version;
+    // The version moves with every change; the progress mark with every slip handed in, which wakes only
+    // the pages that asked for progress.
+    const seen = progress ? `${info.version}/${info.progress_mark ?? ""}` : info.version;
+    if (seen === lastSeen) return;
+    lastSeen = seen;
     // Without the server's cache the state comes from its database alone, a little slower: say so.
     if (info.degraded) status("degraded");
     try {
@@ -61,7 +64,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
       try {
         await pollOnce();
         status("polling");
-      } catch (err) {
+      } catch {
         status("offline");
       }
       schedulePoll(POLL_MS);
@@ -81,7 +84,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
       let info;
       try {
         info = JSON.parse(ev.data);
-      } catch (err) {
+      } catch {
         return;
       }
       if (first) {

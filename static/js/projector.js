@@ -1,20 +1,12 @@
 // The projector: big board, the rack (kept letters, then the new ones), the countdown with the
 // 30-second call, the last top and master, the top of the standings. Follows the game live.
-import { fillBoard, renderRack, wordElement } from "./board.js";
-import { formatSeconds, serverClock, startCountdown } from "./clock.js";
+import { fillBoard, renderRack } from "./board.js";
+import { serverClock, startCountdown } from "./clock.js";
+import { $, fmt, idleTime, readJson, showPlay } from "./common.js";
 import { subscribe } from "./live.js";
 
-const $ = (id) => document.getElementById(id);
-
-// Before the start the clock shows the round's full time, after the close 0:00, with no round nothing.
-function idleTime(info) {
-  const seconds = (info.game && info.game.round_seconds) || 0;
-  if (info.round_status === "drawn" && seconds) return formatSeconds(seconds);
-  return info.round_status === "closed" ? formatSeconds(0) : "";
-}
-const config = JSON.parse($("page-config").textContent);
+const config = readJson("page-config");
 const T = config.text;
-const fmt = (template, values) => String(template).replace(/%\((\w+)\)s/g, (_, k) => values[k] ?? "");
 
 const countdown = startCountdown($("countdown"), {
   clock: serverClock,
@@ -28,15 +20,6 @@ const countdown = startCountdown($("countdown"), {
     document.body.classList.remove("call-30");
   },
 });
-
-function showPlay(el, play) {
-  el.textContent = "";
-  if (!play) {
-    el.textContent = T.no_play;
-    return;
-  }
-  el.append(wordElement(play.word, { blankLabel: T.blank }), ` ${play.ref} · ${fmt(T.points, { n: play.score })}`);
-}
 
 function topText(last) {
   const count = (last.tops || []).length;
@@ -60,14 +43,15 @@ function render(info) {
     $("call").textContent = info.round_status === "closed" ? T.closed : "";
     document.body.classList.remove("call-30");
   }
-  countdown.setDeadline(info.round_status === "open" ? info.deadline : null, idleTime(info));
+  // With no round on, the projector's clock stays blank.
+  countdown.setDeadline(info.round_status === "open" ? info.deadline : null, idleTime(info, ""));
   const progress = info.progress || {};
   $("progress").textContent = progress.received !== null && progress.received !== undefined ? fmt(T.slips, progress) : "";
   const last = info.last;
   if (last) {
     $("last-title").textContent = fmt(T.round_n, { n: last.number });
     $("last-top").textContent = topText(last);
-    showPlay($("last-master"), last.master);
+    showPlay($("last-master"), last.master, T);
   }
   $("last").hidden = !last;
   const body = $("standings-body");

@@ -1,0 +1,35 @@
+// The join page: the game's code and the player's name; the token the server answers is kept on the
+// device and the phone goes to the game.
+import { $, errorMessage, fmt, readJson, say } from "../common.js";
+import { keepJoined } from "./store.js";
+
+export function setupJoin(form) {
+  const text = readJson("join-text") || {};
+  const statusEl = $("join-status");
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const code = $("join-code").value.trim().toUpperCase();
+    const name = $("join-name").value.trim();
+    if (!code || !name) {
+      say(statusEl, text.missing, "error");
+      return;
+    }
+    say(statusEl, text.joining);
+    try {
+      const res = await fetch("/api/join", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ join_code: code, name }),
+      });
+      const body = await res.json().catch(() => null);
+      if (!res.ok) {
+        say(statusEl, fmt(text.failed, { message: errorMessage(body, res.statusText) }), "error");
+        return;
+      }
+      keepJoined({ game: body.game, tournament: body.tournament, token: body.token, id: body.id, name });
+      window.location.assign(`/games/${body.game}/play`);
+    } catch {
+      say(statusEl, text.offline, "error");
+    }
+  });
+}

@@ -1,0 +1,114 @@
+// The game on the player's phone: rack, board and countdown follow the game live; the slip form and the
+// results below (form.js, results.js) are handed each new state.
+import { fillBoard, renderRack } from "../board.js";
+import { serverClock, startCountdown } from "../clock.js";
+import { $, fmt, idleTime, readJson } from "../common.js";
+import { subscribe } from "../live.js";
+import { createSlipForm } from "./form.js";
+import { createResults } from "./results.js";
+import { keepLinked, keepPlayer, loadPlayer, pending, playerHeaders } from "./store.js";
+
+export function setupPlay() {
+  const config = readJson("page-config");
+  const T = config.text;
+  const gameId = config.game;
+  let info = readJson("page-snapshot") || {};
+  const live = () => info;
+  // A personal link made at the console carries the player's token in the fragment (never sent to the
+  // server): keep it for this game and take it out of the address bar.
+  const linked = new URLSearchParams(window.location.hash.slice(1)).get("token");
+  if (linked) {
+    keepLinked(gameId, linked);
+    history.replaceState(null, "", window.location.pathname + window.location.search);
+  }
+  const tournamentId = info.game && info.game.tournament;
+  const player = loadPlayer(gameId, tournamentId);
+
+  const countdown = startCountdown($("countdown"), {
+    clock: serverClock,
+    idleText: "–:––",
+    onCall30: () => {
+      $("call").textContent = T.call30;
+      if (navigator.vibrate) navigator.vibrate(200);
+    },
+    onEnd: () => {
+      $("call").textContent = T.time_up;
+      form.update();
+    },
+  });
+
+  if (!player) {
+    $("need-join").hidden = false;
+    $("slip-form").hidden = true;
+  }
+  const form = createSlipForm({ T, gameId, labelling: config.labelling, player, live, clock: serverClock });
+  const results = createResults({ config, gameId, player, live });
+
+  async function api(path) {
+    const res = await fetch(path, { headers: playerHeaders(player), cache: "no-store" });
+    if (res.status === 401) {
+      $("need-join").hidden = false;
+      throw new Error("not joined");
+    }
+    if (!res.ok) throw new Error(`${path}: ${res.status}`);
+    return res.json();
+  }
+
+  // Who this phone is, and what the server already holds for the round (after a reload, or another tab).
+  async function loadMe() {
+    if (!player) return;
+    try {
+      const body = await api(`/api/games/${gameId}/me`);
+      player.player = body.id;
+      player.name = body.name;
+      keepPlayer(gameId, tournamentId, player);
+      $("who").textContent = body.table ? `${body.name} · ${fmt(T.table, { n: body.table })}` : body.name;
+      const held = body.slip;
+      if (held && body.round === info.round && info.round_status === "open" && !form.pending()) {
+        form.hold({
+          word: held.word, ref: held.ref, score: held.score ?? null, received_at: held.received_at, seq: held.seq,
+        });
+      }
+    } catch {
+      // Offline or not joined: said elsewhere.
+    }
+  }
+
+  function onChange(next) {
+    info = next;
+    const game = next.game || {};
+    const inPlay = next.round_status === "drawn" || next.round_status === "open";
+    fillBoard($("board"), game.board, { blankLabel: `(${T.blank})` });
+    if (inPlay) {
+      renderRack($("rack"), game.rack || "", { kept: game.kept || "", values: config.values, blankLabel: T.blank, keptLabel: T.kept });
+    } else {
+      $("rack").textContent = "";
+    }
+    document.querySelector(".rack-box").hidden = !inPlay;
+    // Rejected draws are announced with the rack (e.g. -AEIOUU+), never silently dropped.
+    $("rejected").textContent = (game.rejected || []).join("  ");
+    $("round-label").textContent = next.round ? fmt(T.round_n, { n: next.round }) : "";
+    $("phase").textContent = next.status === "over" ? T.over : T[next.round_status] || T.waiting;
+    countdown.setDeadline(next.round_status === "open" ? next.deadline : null, idleTime(next));
+    form.follow(next);
+    results.follow(next);
+  }
+
+  onChange(info);
+  if (player) {
+    const slip = pending.load(gameId);
+    if (slip && slip.round === info.round && info.round_status === "open") {
+      form.fill(slip);
+      form.send(slip);
+    } else {
+      pending.drop(gameId);
+    }
+    loadMe();
+  }
+  subscribe(gameId, onChange, {
+    onStatus: (s) => {
+      $("conn").textContent = T[s] || s;
+      $("conn").dataset.state = s;
+    },
+  });
+}

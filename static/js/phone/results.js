@@ -1,0 +1,104 @@
+// After the close: the round's top, the master, the player's own result, and the standings.
+//
+// createResults({config, gameId, player, live}) -> {follow(info)}; live(): the game's current state.
+import { $, fmt, showPlay } from "../common.js";
+import { wordElement } from "../board.js";
+import { playerHeaders } from "./store.js";
+
+export function createResults({ config, gameId, player, live }) {
+  const T = config.text;
+  let shown = null; // the number of the round whose results are on screen
+  let mine = null; // this player's own line: {result, standing}, from /games/<id>/mine
+  let mineTimer = null;
+  let lastScores = null; // the last top and standings seen, to ask for the player's line when they move
+
+  // After a close a thousand phones ask at once: spread them over a second and a half, and ask only for
+  // this player's own line (the top, the master and the top of the standings come with the live state).
+  function loadMine(delay) {
+    clearTimeout(mineTimer);
+    mineTimer = setTimeout(async () => {
+      if (!player) return;
+      try {
+        const res = await fetch(`/games/${gameId}/mine`, { headers: playerHeaders(player), cache: "no-store" });
+        if (res.status === 401) {
+          $("need-join").hidden = false;
+          return;
+        }
+        if (!res.ok) return;
+        mine = await res.json();
+        const info = live();
+        showResults(info.last, mine.result);
+        showStandings(info.standings || [], mine.standing);
+      } catch {
+        // Offline: the next change asks again.
+      }
+    }, delay);
+  }
+
+  function showResults(last, result) {
+    if (!last) return;
+    shown = last.number;
+    $("results-title").textContent = fmt(T.round_n, { n: last.number });
+    const count = (last.tops || []).length;
+    $("result-top").textContent = last.top_score === null || last.top_score === undefined ? T.no_play
+      : count > 1 ? fmt(T.tied, { n: last.top_score, count }) : fmt(T.top_score, { n: last.top_score });
+    showPlay($("result-master"), last.master, T);
+    const box = $("result-mine");
+    box.textContent = "";
+    if (result && result.round === last.number) {
+      const outcome = config.outcomes[result.outcome] || result.outcome;
+      const reason = config.reasons[result.reason] || result.message || result.reason;
+      const head = document.createElement("strong");
+      head.textContent = `${fmt(T.paid, { n: result.paid })} — ${outcome}`;
+      head.className = result.outcome === "ok" ? "status-ok" : result.outcome === "warning" ? "status-warn" : "status-bad";
+      box.append(head, document.createElement("br"));
+      if (result.word) {
+        const claimed = result.claimed === null || result.claimed === undefined ? T.no_score : fmt(T.claimed, { n: result.claimed });
+        box.append(wordElement(result.word, { blankLabel: T.blank }), ` ${result.ref || ""} · ${claimed}`,
+          document.createElement("br"));
+      }
+      const why = document.createElement("span");
+      why.className = "reason";
+      why.dataset.reason = result.reason;
+      why.textContent = reason;
+      box.append(why);
+    }
+    const status = live().round_status;
+    $("results").hidden = status === "drawn" || status === "open";
+  }
+
+  function showStandings(rows, standing) {
+    const body = $("standings-body");
+    body.textContent = "";
+    const listed = rows.slice();
+    if (standing && !listed.some((row) => row.player === standing.player)) listed.push(standing);
+    for (const row of listed) {
+      const tr = document.createElement("tr");
+      if (player && row.player === player.player) tr.className = "me";
+      const cells = [row.rank, row.name, row.total, row.diff ? `-${Math.abs(row.diff)}` : "0"];
+      cells.forEach((value, i) => {
+        const td = document.createElement("td");
+        td.textContent = value;
+        if (i !== 1) td.className = "num";
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    }
+    $("standings").hidden = listed.length === 0;
+  }
+
+  // A new state of the game. During a round the slip comes first; once it is closed, the results of the
+  // last round. The top, the master and the standings change only with a close, a new master or a
+  // correction: only then is the player's own line asked again.
+  function follow(info) {
+    const inPlay = info.round_status === "drawn" || info.round_status === "open";
+    if (shown) $("results").hidden = inPlay;
+    showResults(info.last, mine && mine.result);
+    showStandings(info.standings || [], mine && mine.standing);
+    const scores = JSON.stringify([info.last, info.standings]);
+    if (info.last && player && scores !== lastScores) loadMine(lastScores === null ? 0 : Math.random() * 1500);
+    lastScores = scores;
+  }
+
+  return { follow };
+}

@@ -1,0 +1,85 @@
+"""The console follows the game on its live stream, as the phones and the projector do: the paper-slips page
+reloads when a round opens and when it closes, its count moves with each slip, and it does not ask the
+server's time every second."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .support import wait_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "pw-console-live"
+RACK = "AEINRST"
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def arbitrator(django_user_model):
+    return django_user_model.objects.create_user(username="arbitre", password=PASSWORD, is_staff=True)
+
+
+def log_in(page):
+    page.goto("/console/")
+    page.get_by_label("Username").fill("arbitre")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/console/")
+
+
+def test_the_slips_page_follows_the_round(new_page, arbitrator, live_server):
+    from tournaments import services
+
+    tournament = services.tournament_create(name="Live console", round_seconds=300)
+    game = services.game_create(tournament=tournament, seed=7)
+    ada = services.player_register(game=game, name="Ada", table=1)[0]
+    page = new_page(size="laptop")
+    log_in(page)
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    followed = re.compile(rf".*/games/{game.pk}/live$")
+
+    # No open round: no form. The page has the game's state once it asked for it (after the clock).
+    with page.expect_response(lambda response: followed.match(response.url)):
+        page.goto(f"/console/games/{game.pk}/slips/")
+    assert page.locator("#slip-form").count() == 0
+    page.wait_for_timeout(300)
+
+    # The round starts: the page reloads by itself, with the form.
+    with page.expect_response(lambda response: followed.match(response.url), timeout=10000):
+        round = services.round_start(round=services.round_draw(game=game, rack=RACK))
+    page.wait_for_selector("#slip-form")
+    assert page.locator("#progress-count").inner_text() == "0 / 1"
+    page.wait_for_timeout(300)
+
+    # A slip handed in from a phone moves the count.
+    services.slip_submit(round=round, player=ada, word="RETAINS", ref="H8", score=66, key="phone-1")
+    wait_for(lambda: page.locator("#progress-count").inner_text() == "1 / 1")
+
+    # The round closes: the page reloads by itself, saying so (slips handed in before the end call may
+    # still be entered).
+    assert page.locator("text=The round is closed.").count() == 0
+    with page.expect_response(lambda response: followed.match(response.url), timeout=10000):
+        services.round_close(round=round)
+    page.wait_for_selector("text=The round is closed.")
+
+    # One stream each time, slip counts included; the server's time is asked as a page opens, not every second.
+    clock = re.compile(rf".*/games/{game.pk}/live\?clock=1$")
+    loads = [url for url in asked if url.endswith(f"/console/games/{game.pk}/slips/")]
+    streams = [url for url in asked if re.search(rf"/games/{game.pk}/events\?progress=1$", url)]
+    assert len(loads) == 3 and len(streams) >= 3
+    before = len([url for url in asked if clock.match(url)])
+    page.wait_for_timeout(2500)
+    assert len([url for url in asked if clock.match(url)]) == before
+    assert not page.errors, page.errors
