@@ -7,14 +7,23 @@ Format (what club and federation rating software reads):
   none), the name, the total; a double quote inside a name is doubled, as in CSV;
 - encoded in ISO-8859-1 (Latin-1). Letters outside Latin-1 are transliterated: an accented letter loses
   the accent Latin-1 lacks (Ż -> Z, ő -> o, Č -> C), a few letters have a spelled form (Ł -> L, ł -> l,
-  Đ -> D, Œ -> OE, ı -> i, ẞ -> SS), typographic quotes and dashes become ASCII ones; any other
-  character (e.g. Cyrillic or Greek) becomes ``?``. Letters Latin-1 has (é, ü, ø, ß...) are kept.
+  Đ -> D, Œ -> OE, ı -> i, ẞ -> SS), typographic quotes and dashes become ASCII ones; the letters of
+  other scripts are spelled in ASCII, letter by letter (``tournaments.names.transliterate``: Cyrillic
+  "Иван Петров" -> "Ivan Petrov", Greek "Ελένη" -> "Eleni", Arabic "محمد" -> "mhmd", Chinese "李雷" ->
+  "LiLei"); a character with no spelling at all becomes ``?`` (a mark with none is left out). Letters
+  Latin-1 has (é, ü, ø, ß...) are kept;
+- a name that a spreadsheet would take for a formula (it begins with =, +, -, @, a tab or a carriage
+  return) gets a single quote in front, as in the standings CSV (``cells.text_cell``).
 """
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
+
+from tournaments.names import transliterate
+
+from .cells import text_cell
 
 SPELLED = {
     "Ł": "L",
@@ -69,6 +78,9 @@ def _latin1_char(ch: str) -> str:
             if len(head) == 1 and ord(head) < 256:
                 return head
         return base
+    spelled = transliterate(ch)
+    if spelled or unicodedata.combining(ch):
+        return spelled
     return REPLACEMENT
 
 
@@ -78,7 +90,13 @@ def to_latin1(text: str) -> str:
 
 
 def _field(value) -> str:
-    text = "" if value is None else str(value)
+    """A quoted field: numbers as they are, text neutralised against formulas."""
+    if value is None:
+        text = ""
+    elif isinstance(value, int):
+        text = str(value)
+    else:
+        text = text_cell(value)
     return '"' + to_latin1(text).replace('"', '""') + '"'
 
 

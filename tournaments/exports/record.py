@@ -12,20 +12,13 @@ from __future__ import annotations
 from django.utils import timezone
 
 from tournaments import selectors
+from tournaments.formats import brief, iso
 from tournaments.models import Game, LogEntry, Result, Round, Slip
 from tournaments.services import game_players
 
 RECORD_FORMAT = "duplicate-arbiter/game-record"
 RECORD_VERSION = 1
 CORRECTION_KEY = "correction:"
-
-
-def _iso(moment) -> str | None:
-    return moment.isoformat() if moment else None
-
-
-def _play(play: dict | None) -> dict | None:
-    return None if play is None else {"word": play["word"], "ref": play["ref"], "score": play["score"]}
 
 
 def _players(game: Game) -> list[dict]:
@@ -54,7 +47,7 @@ def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], result
                 {
                     **body,
                     "reason": entry.reason if entry else "",
-                    "at": _iso(entry.at) if entry else None,
+                    "at": iso(entry.at) if entry else None,
                     "by": entry.actor.get_username() if entry and entry.actor else None,
                 }
             )
@@ -63,7 +56,7 @@ def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], result
                 {
                     **body,
                     "key": slip.key,
-                    "received_at": _iso(slip.received_at),
+                    "received_at": iso(slip.received_at),
                     "entered": slip.entered_by_id is not None,
                 }
             )
@@ -75,13 +68,13 @@ def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], result
         "drawn": round.drawn,
         "rejected": list(round.rejected),
         "typed": round.typed,
-        "drawn_at": _iso(round.drawn_at),
-        "started_at": _iso(round.started_at),
-        "deadline": _iso(round.deadline),
-        "closed_at": _iso(round.closed_at),
+        "drawn_at": iso(round.drawn_at),
+        "started_at": iso(round.started_at),
+        "deadline": iso(round.deadline),
+        "closed_at": iso(round.closed_at),
         "top_score": round.top_score,
-        "tops": [_play(top) for top in round.tops],
-        "master": _play(round.master),
+        "tops": [brief(top) for top in round.tops],
+        "master": brief(round.master),
         "slips": handed_in,
         "corrections": corrections,
         "results": [
@@ -133,8 +126,8 @@ def export_record(game: Game) -> dict:
             "seed": game.seed,
             "status": game.status,
             "end_reason": game.end_reason,
-            "created_at": _iso(game.created_at),
-            "ended_at": _iso(game.ended_at),
+            "created_at": iso(game.created_at),
+            "ended_at": iso(game.ended_at),
             "board": list(game.board),
             "bag": game.bag,
         },

@@ -20,6 +20,7 @@ from django.db import transaction
 from tournaments import services
 from tournaments.errors import Conflict, ServiceError
 from tournaments.models import Game, Player, Round, Slip, Tournament
+from tournaments.names import clean_name
 
 from .record import RECORD_FORMAT, RECORD_VERSION
 
@@ -115,8 +116,9 @@ class _Playback:
         self.players: dict = {}
         self.waiting = []
         for entry in record["players"]:
-            if entry["name"] in existing:
-                self.players[entry["key"]] = existing[entry["name"]]
+            stored = clean_name(entry["name"])  # as the services store it
+            if stored in existing:
+                self.players[entry["key"]] = existing[stored]
             else:
                 self.waiting.append(entry)
         self.last_closed = 0

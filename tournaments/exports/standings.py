@@ -1,10 +1,17 @@
-"""The standings as CSV (UTF-8, comma separated, one header line), for spreadsheets and club software."""
+"""The standings as CSV (UTF-8, comma separated, one header line), for spreadsheets and club software.
+
+Text cells (the header, names, series) are written in double quotes and neutralised against formulas
+(``cells.text_cell``); numbers are written bare, as numbers (``diff`` is negative below the top).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 from collections.abc import Iterable
+from decimal import Decimal
+
+from .cells import text_cell
 
 COLUMNS = (
     "rank",
@@ -22,26 +29,31 @@ COLUMNS = (
 )
 
 
+def _number(value) -> int | str:
+    """A whole number as a number cell, an absent one as an empty cell."""
+    return "" if value is None or value == "" else int(value)
+
+
 def standings_csv(rows: Iterable[dict]) -> str:
     """``rows`` as the standings selectors return them, best first; ``diff`` is negative below the top."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(COLUMNS)
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_NONNUMERIC)
+    writer.writerow([text_cell(title) for title in COLUMNS])
     for row in rows:
         writer.writerow(
             [
-                row["rank"],
-                row.get("series_rank", ""),
-                row["name"],
-                "" if row.get("table") is None else row["table"],
-                row.get("series") or "",
-                row["total"],
-                row["diff"],
-                f"{row['percent']:.2f}",
-                row["tops"],
-                row["solos"],
-                row["warnings"],
-                row["penalties"],
+                _number(row["rank"]),
+                _number(row.get("series_rank")),
+                text_cell(row["name"]),
+                _number(row.get("table")),
+                text_cell(row.get("series") or ""),
+                _number(row["total"]),
+                _number(row["diff"]),
+                Decimal(f"{row['percent']:.2f}"),
+                _number(row["tops"]),
+                _number(row["solos"]),
+                _number(row["warnings"]),
+                _number(row["penalties"]),
             ]
         )
     return out.getvalue()

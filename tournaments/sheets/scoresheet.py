@@ -15,7 +15,7 @@ from reportlab.platypus import KeepTogether, PageBreak, Paragraph, Spacer, Table
 from .data import Scoresheet, ScoresheetRound
 from .labels import outcome_label, reason_label
 from .page import LIGHT, SheetDocument, grid_style, pdf_bytes, percent, signed_diff
-from .typefaces import MONO, SANS, SANS_BOLD, fit
+from .typefaces import MONO, SANS, SANS_BOLD, fit, printable
 
 WARNING_TINT = colors.Color(1.0, 0.96, 0.80)
 ZERO_TINT = colors.Color(1.0, 0.89, 0.89)
@@ -132,10 +132,10 @@ def _player_story(sheet: Scoresheet) -> list:
     if sheet.table is not None:
         facts.append(f"table {sheet.table}")
     if sheet.series:
-        facts.append(f"series {escape(sheet.series)}")
+        facts.append(f"series {escape(printable(sheet.series, SANS))}")
     facts.append(f"{len(sheet.rounds)} rounds")
     return [
-        Paragraph(escape(sheet.name), _TITLE),
+        Paragraph(escape(printable(sheet.name, SANS_BOLD)), _TITLE),
         Paragraph(" · ".join(facts), _SUBTITLE),
         Spacer(0, 6),
         _rounds_table(sheet),

@@ -45,7 +45,7 @@ class GameForm(forms.Form):
 
 
 class PlayerForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=100)
+    name = forms.CharField(label=_("Name"), max_length=60)
     table = forms.IntegerField(label=_("Table"), required=False, min_value=1, max_value=9999)
     series = forms.CharField(label=_("Series or category"), required=False, max_length=20)
 
