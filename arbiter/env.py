@@ -27,6 +27,11 @@ ENV_VARIABLES = (
     "PUBLIC_URL",
     "TRUSTED_PROXIES",
     "REQUESTS_IN_FLIGHT",
+    "HTTPS",
+    "API_TOKEN_HOURS",
+    "LOGIN_FAILURE_LIMIT",
+    "LOGIN_COOLOFF_MINUTES",
+    "LOGIN_LOCKOUT_BY",
     "DJANGO_SETTINGS_MODULE",
 )
 
@@ -117,6 +122,29 @@ def get_time_zone(name: str, default: str, environ=os.environ) -> str:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise SettingError(name, value, "an IANA time zone such as Europe/Paris or UTC") from None
     return value
+
+
+LOCKOUT_KEYS = {"account": "username", "address": "ip_address"}
+
+
+def get_lockout_parameters(name: str, default: str, environ=os.environ) -> list:
+    """What failed logins are counted against (django-axes' ``AXES_LOCKOUT_PARAMETERS``), from a
+    comma-separated list of ``account``, ``address`` and ``account+address``: ``account,address`` locks an
+    account after too many failures from anywhere, and an address after too many failures on any accounts;
+    ``account+address`` counts each pair on its own."""
+    raw = environ.get(name)
+    text = default if raw is None or not raw.strip() else raw
+    expected = "a comma-separated list of account, address, account+address (e.g. account,address)"
+    parameters: list = []
+    for item in (part.strip() for part in text.split(",")):
+        keys = [key.strip() for key in item.split("+")]
+        if not item or any(key not in LOCKOUT_KEYS for key in keys) or len(set(keys)) != len(keys):
+            raise SettingError(name, text, expected)
+        fields = [LOCKOUT_KEYS[key] for key in keys]
+        parameter = fields[0] if len(fields) == 1 else fields
+        if parameter not in parameters:
+            parameters.append(parameter)
+    return parameters
 
 
 def get_secret_key(name: str, debug: bool, environ=os.environ) -> str:

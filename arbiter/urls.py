@@ -13,5 +13,6 @@ urlpatterns = [
     path("", include("tournaments.urls")),
 ]
 
+handler400 = "tournaments.api.exceptions.handler400"
 handler404 = "tournaments.api.exceptions.handler404"
 handler500 = "tournaments.api.exceptions.handler500"

@@ -29,12 +29,14 @@ def api_client():
 
 @pytest.fixture
 def arbitrator_client(arbitrator):
-    """An API client sending the arbitrator's token (``Authorization: Token ...``)."""
-    from rest_framework.authtoken.models import Token
+    """An API client sending the arbitrator's token (``Authorization: Token ...``), issued as
+    ``POST /api/auth/token`` issues it."""
     from rest_framework.test import APIClient
 
+    from tournaments.security import issue_api_token
+
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=arbitrator).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue_api_token(arbitrator)[0]}")
     client.user = arbitrator
     return client
 

@@ -6,6 +6,7 @@ The engine decides the game; these rows keep what happened. Boards are 15 string
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from django.conf import settings
@@ -89,6 +90,16 @@ def new_screen_key() -> str:
     """The projector's link key: 128 random bits, so that no game's projector (which shows the join code) can
     be found by trying addresses. Only the console gives it out."""
     return secrets.token_urlsafe(16)
+
+
+def hash_token(token: str) -> str:
+    """How a player token is stored: its SHA-256, unsalted, on purpose.
+
+    Player tokens are ``secrets.token_urlsafe(32)``: 256 random bits, never chosen by a person. Salting or a
+    slow hash protects guessable secrets (passwords) against dictionaries; nothing can be guessed here, so
+    a plain SHA-256 is as strong as the token itself while letting every slip find its player by one indexed
+    lookup (tests/tournaments/test_player_tokens.py checks the tokens' length and randomness)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 class Game(models.Model):

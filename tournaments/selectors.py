@@ -13,19 +13,17 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
-from tournaments.models import Game, Player, Result, Round, Slip, Tournament
-from tournaments.services.setup import game_players, hash_token
+from engine.notation import labels
+from tournaments.formats import brief, iso
+from tournaments.models import Game, Player, Result, Round, Slip, Tournament, hash_token
 from tournaments.versions import game_version, live_key
 
 NOT_PLAYED = ("no_slip", "absent")
 
 
-def _iso(value) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _brief(play: dict | None) -> dict | None:
-    return None if play is None else {"word": play["word"], "ref": play["ref"], "score": play["score"]}
+def game_players(game: Game):
+    """Every player taking part in the game: registered in it or in an earlier game of the tournament."""
+    return Player.objects.filter(tournament_id=game.tournament_id, first_game__number__lte=game.number).order_by("id")
 
 
 def player_for_token(*, game_id: int, token: str) -> Player | None:
@@ -106,11 +104,8 @@ def current_round(game: Game) -> Round | None:
 
 
 def coordinate_labels(labelling: str) -> dict:
-    letters = [chr(ord("A") + i) for i in range(15)]
-    numbers = [str(i + 1) for i in range(15)]
-    if labelling == "rows-numbers":
-        return {"rows": numbers, "cols": letters}
-    return {"rows": letters, "cols": numbers}
+    rows, cols = labels(labelling)
+    return {"rows": list(rows), "cols": list(cols)}
 
 
 def game_state(*, game: Game) -> dict:
@@ -131,7 +126,7 @@ def game_state(*, game: Game) -> dict:
         "kept": round.kept if round else None,
         "drawn": round.drawn if round else None,
         "rejected": list(round.rejected) if round else [],
-        "deadline": _iso(round.deadline) if round else None,
+        "deadline": iso(round.deadline) if round else None,
         "board": list(game.board),
         "bag_count": len(game.bag),
         "pending_rejected": list(game.pending_rejected),  # physical draws rejected before the next rack
@@ -174,7 +169,7 @@ def live_state(game_id: int, cached: bool = True) -> dict | None:
             "status": game.status,
             "round": round.number if round else None,
             "round_status": round.status if round else None,
-            "deadline": _iso(round.deadline) if round else None,
+            "deadline": iso(round.deadline) if round else None,
         }
         if cached:
             cache.set(key, body, timeout=300)
@@ -183,7 +178,7 @@ def live_state(game_id: int, cached: bool = True) -> dict | None:
 
 def _slip_body(slip: Slip) -> dict:
     return {"id": slip.pk, "word": slip.word, "ref": slip.ref, "claimed": slip.claimed,
-            "received_at": _iso(slip.received_at)}
+            "received_at": iso(slip.received_at)}
 
 
 def _result_row(result: Result, top_score: int | None) -> dict:
@@ -236,12 +231,12 @@ def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool
         "drawn": round.drawn,
         "rejected": list(round.rejected),
         "board": list(round.board),
-        "deadline": _iso(round.deadline),
-        "started_at": _iso(round.started_at),
-        "closed_at": _iso(round.closed_at),
+        "deadline": iso(round.deadline),
+        "started_at": iso(round.started_at),
+        "closed_at": iso(round.closed_at),
         "top_score": round.top_score if closed else None,
-        "tops": [_brief(top) for top in round.tops] if closed else None,
-        "master": _brief(round.master) if closed else None,
+        "tops": [brief(top) for top in round.tops] if closed else None,
+        "master": brief(round.master) if closed else None,
         "results": None,
     }
     if closed:
@@ -256,7 +251,7 @@ def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool
     if arbitrator:
         body["late"] = [
             {"id": late.pk, "player": late.player_id, "name": late.player.name, "table": late.player.table,
-             "word": late.word, "ref": late.ref, "claimed": late.claimed, "received_at": _iso(late.received_at),
+             "word": late.word, "ref": late.ref, "claimed": late.claimed, "received_at": iso(late.received_at),
              "late_by": late.late_by, "admitted": late.admitted_id is not None}
             for late in round.late_slips.select_related("player").order_by("received_at", "id")
         ]
@@ -295,7 +290,7 @@ class _Paid(NamedTuple):
 
 def _game_table(game: Game) -> dict:
     """Everything the standings of one game need, computed once."""
-    from engine.judging import count_solos, solo_bonuses, warning_deduction
+    from engine.tally import count_solos, solo_bonuses, warning_deduction
 
     rules = game.tournament.rules
     players = list(game_players(game).only("id", "name", "table", "series"))
@@ -446,7 +441,7 @@ def player_rounds(*, game: Game, player: Player) -> list[dict]:
             "outcome": result.outcome if result else "zero",
             "reason": result.reason if result else "absent",
             "message": result.message if result else "",
-            "top": _brief(r.master),
+            "top": brief(r.master),
             "top_score": r.top_score,
             "total": total,
             "top_total": total_tops,
@@ -469,7 +464,7 @@ def game_record(*, game: Game) -> dict:
             "kept": r.kept,
             "drawn": r.drawn,
             "rejected": list(r.rejected),
-            "master": _brief(r.master) if closed else None,
+            "master": brief(r.master) if closed else None,
             "top_score": r.top_score if closed else None,
             "tops": len(r.tops) if closed else None,
             "top_total": total_tops,

@@ -1,5 +1,6 @@
 """Settings shared by every environment. Values that differ per deployment come from arbiter.env."""
 
+from datetime import timedelta
 from pathlib import Path
 
 from arbiter import env
@@ -31,7 +32,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",  # arbitrators' API tokens, stored as digests, with a lifetime (tournaments/security.py)
+    "axes",  # failed logins counted per account and per address (tournaments/security.py)
     "drf_spectacular",
     "tournaments",
 ]
@@ -47,6 +49,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
     "arbiter.middleware.SyncChain",
 ]
 
@@ -143,7 +146,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "tournaments.api.exceptions.api_exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "tournaments.api.authentication.ArbitratorTokenAuthentication",
         "tournaments.api.authentication.PlayerTokenAuthentication",
         "tournaments.api.authentication.ConsoleSessionAuthentication",
     ],
@@ -160,7 +163,50 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Duplicate Scrabble arbiter API",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Every operation's common refusals (503, and 400/413/415 for a body, 401/403 for credentials).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tournaments.api.schema.document_refusals",
+    ],
 }
+
+# Arbitrators' API tokens (django-rest-knox: only a digest is stored) last a tournament day, then answer 401;
+# a password change or losing staff rights or the active flag revokes them (tournaments/security.py).
+ARBITER_API_TOKEN_HOURS = env.get_int("API_TOKEN_HOURS", 24, minimum=1)
+REST_KNOX = {"AUTH_HEADER_PREFIX": "Token", "AUTO_REFRESH": False, "TOKEN_TTL": timedelta(hours=ARBITER_API_TOKEN_HOURS)}
+
+# Failed logins (console, admin, API token) are counted by django-axes in the database (on PostgreSQL as on
+# the embedded SQLite; the cache may be down or per process): after LOGIN_FAILURE_LIMIT failures the account,
+# and the address, are locked for LOGIN_COOLOFF_MINUTES, the right password included (429 with a message).
+# The client address is the one the API's rate limits use: X-Forwarded-For only with TRUSTED_PROXIES set.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_FAILURE_LIMIT = env.get_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env.get_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = env.get_lockout_parameters("LOGIN_LOCKOUT_BY", "account,address")
+AXES_CLIENT_IP_CALLABLE = "tournaments.security.client_address"
+AXES_LOCKOUT_CALLABLE = "tournaments.security.locked_out_response"
+AXES_RESET_ON_SUCCESS = False  # an attacker's own good login must not wipe an address's failures
+AXES_VERBOSE = False
+
+# HTTPS=1: the service is reached over HTTPS only (uvicorn's own TLS, or a reverse proxy of yours that
+# terminates it; with TRUSTED_PROXIES set, the proxy's X-Forwarded-Proto says which). Plain HTTP is then
+# redirected (but /healthz, which the containers' health checks ask over plain HTTP), cookies are sent over
+# HTTPS only and browsers are told to use HTTPS for a year (HSTS). Off by default: a club's laptop serves
+# the phones over plain HTTP on its own network. `manage.py check --deploy` passes with it (README).
+HTTPS = env.get_bool("HTTPS", default=False)
+if HTTPS:
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = 365 * 24 * 3600
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    if env.get_int("TRUSTED_PROXIES", 0):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # Requests one server process runs at once under ASGI (the others wait their turn in its event loop,
 # already stamped with their arrival: arbiter/arrival.py); 0: no limit. Live streams do not count.
@@ -175,4 +221,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": "INFO"},
+    # django-axes says INFO for every successful login; failures and locks are warnings (and our own
+    # login_locked_out from tournaments.security).
+    "loggers": {"axes": {"level": "WARNING"}},
 }

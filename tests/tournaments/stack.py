@@ -211,7 +211,7 @@ class Answer:
 
 
 def auth(token: str | None) -> dict[str, str]:
-    """``Token <key>`` (an arbitrator's DRF token) or ``Bearer <token>`` (a player's)."""
+    """``Token <token>`` (an arbitrator's API token) or ``Bearer <token>`` (a player's)."""
     if token is None:
         return {}
     return {"Authorization": token if " " in token else f"Bearer {token}"}

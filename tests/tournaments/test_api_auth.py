@@ -6,10 +6,11 @@ import pytest
 from django.conf import settings
 from django.middleware.csrf import get_token
 from django.test import Client, RequestFactory
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from tournaments.models import Game, Round, Slip, Tournament
+from tournaments.security import issue_api_token
 
 from .conftest_api import *  # noqa: F403
 from .conftest_api import assert_error, bearer_client, expect
@@ -31,7 +32,8 @@ def test_staff_get_a_token_others_do_not(django_user_model):
     client = APIClient()
     token = expect(client.post("/api/auth/token", {"username": "arb", "password": "pw-arb-123"}, format="json"),
                    200)["token"]
-    assert Token.objects.get(user__username="arb").key == token
+    stored = AuthToken.objects.get(user__username="arb")
+    assert token not in (stored.digest, stored.token_key)  # a digest is stored, never the token
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     expect(client.post("/api/tournaments", {"name": "T"}, format="json"), 201)
 
@@ -40,7 +42,7 @@ def test_staff_get_a_token_others_do_not(django_user_model):
     assert_error(APIClient().post("/api/auth/token", {"username": "arb", "password": "wrong"}, format="json"),
                  400, "bad_credentials")
     assert_error(APIClient().post("/api/auth/token", {"username": "arb"}, format="json"), 400, "invalid")
-    assert not Token.objects.filter(user__username="joe").exists()
+    assert not AuthToken.objects.filter(user__username="joe").exists()
 
 
 def test_arbitrator_paths_need_credentials():
@@ -54,7 +56,7 @@ def test_arbitrator_paths_need_credentials():
 def test_a_non_staff_user_token_is_not_an_arbitrator(django_user_model):
     user = django_user_model.objects.create_user(username="joe", password="pw")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {issue_api_token(user)[0]}")
     assert_error(client.post("/api/tournaments", {"name": "T"}, format="json"), 403, "arbitrator_only")
     assert Tournament.objects.count() == 0
 
@@ -153,4 +155,4 @@ def test_token_requests_are_rate_limited_per_address(django_user_model, settings
         assert_error(client.post("/api/auth/token", {"username": "arb", "password": "guess"}, format="json"), 400)
     assert_error(client.post("/api/auth/token", {"username": "arb", "password": "pw-arb-123"}, format="json"),
                  429, "throttled")
-    assert not Token.objects.exists()
+    assert not AuthToken.objects.exists()

@@ -6,10 +6,10 @@ import threading
 
 import pytest
 from django.db import connection
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tournaments.models import LogEntry, Result, Round, Slip
+from tournaments.security import issue_api_token
 
 from .conftest_api import *  # noqa: F403
 from .conftest_api import bearer_client, expect
@@ -40,7 +40,7 @@ def race(calls) -> list:
 
 
 def arbitrator_clients(user, n: int) -> list[APIClient]:
-    key = Token.objects.get_or_create(user=user)[0].key
+    key = issue_api_token(user)[0]
     clients = []
     for _ in range(n):
         client = APIClient()

@@ -123,7 +123,7 @@ def test_slip_replay_and_replacement(api_game):
     url = game.round_url(1, "/slips")
     first = expect(a.client.post(url, {"word": "TARES", "ref": "H4", "score": 12, "key": "k1"}, format="json"), 201)
     same = expect(a.client.post(url, {"word": "TARES", "ref": "H4", "score": 12, "key": "k1"}, format="json"), 200)
-    assert same == first
+    assert same == {**first, "replayed": True}
     assert Slip.objects.count() == 1
     newer = expect(a.client.post(url, {"word": "STARE", "ref": "H8", "score": 6, "key": "k2"}, format="json"), 201)
     assert newer["id"] != first["id"]
@@ -178,7 +178,7 @@ def test_master_choice_and_correction(api_game):
     chosen = expect(arb.post(game.round_url(1, "/master"), {"word": other["word"], "ref": other["ref"].lower()},
                              format="json"), 200)
     assert (chosen["master"]["word"], chosen["master"]["ref"]) == (other["word"], other["ref"])
-    assert_error(arb.post(game.round_url(1, "/master"), {"word": "TARES", "ref": "H4"}, format="json"), 400,
+    assert_error(arb.post(game.round_url(1, "/master"), {"word": "TARES", "ref": "H4"}, format="json"), 409,
                  "not_a_top")
     before = Result.objects.get(player_id=a.id)
     assert (before.outcome, before.reason) == ("warning", "wrong_score")

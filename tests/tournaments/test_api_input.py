@@ -107,10 +107,12 @@ def test_bad_set_up_input(api_game, path, body, field):
 
 
 def test_a_typed_rack_the_bag_cannot_give(api_game):
+    """Well-formed letters that this game's bag cannot give conflict with its state (409); letters that are
+    not tiles are bad input (400)."""
     game = api_game(players=0)
     before = counts()
-    error = assert_error(game.arbitrator.post(game.url("/rounds"), {"rack": "ZZZZZZZ"}, format="json"), 400)
-    assert error["code"] != "invalid" and error["message"]
+    error = assert_error(game.arbitrator.post(game.url("/rounds"), {"rack": "ZZZZZZZ"}, format="json"), 409)
+    assert error["code"] == "not_in_bag" and error["message"]
     assert counts() == before
 
 

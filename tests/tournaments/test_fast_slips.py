@@ -77,16 +77,52 @@ def test_a_players_slip_is_served_before_django_with_the_apis_answers(hall):
     assert (status, fast_count) == (201, 1)
     assert headers["content-type"] == "application/json"
     slip = Slip.objects.get(round=hall["round"], player=ann, current=True)
-    assert body == {"id": slip.pk, "round": 1, "player": ann.pk, "word": "MELANIC", "ref": "H4", "score": 78,
-                    "key": "a1", "seq": 5, "received_at": slip.received_at.isoformat(), "entered_by": None}
-    # The same key again: the first slip, 200; with another content: 409 key_reused; nothing written.
-    assert post(hall["url"], {**TOP, "key": "a1", "seq": 5}, token)[:3:2] == (200, body)
+    slip_fields = {"id": slip.pk, "round": 1, "player": ann.pk, "word": "MELANIC", "ref": "H4", "score": 78,
+                   "key": "a1", "seq": 5, "received_at": slip.received_at.isoformat(), "entered_by": None}
+    assert body == {**slip_fields, "replayed": False, "replaced": None}
+    # The same key again: the first slip, 200, marked replayed; with another content: 409 key_reused.
+    assert post(hall["url"], {**TOP, "key": "a1", "seq": 5}, token)[:3:2] == (200, {**body, "replayed": True})
     status, _, error = post(hall["url"], {**TOP, "score": 70, "key": "a1"}, token)
     assert (status, error["error"]["code"]) == (409, "key_reused")
     # An older slip than the one held: 409 stale_slip with the held slip, as the API says it.
     status, _, error = post(hall["url"], {**TOP, "score": 70, "key": "a0", "seq": 4}, token)
-    assert (status, error["error"]["code"], error["error"]["fields"]["slip"]) == (409, "stale_slip", body)
+    assert (status, error["error"]["code"], error["error"]["fields"]["slip"]) == (409, "stale_slip", slip_fields)
     assert Slip.objects.filter(round=hall["round"]).count() == 1
+
+
+def test_a_replayed_key_whose_slip_was_replaced_answers_the_slip_held_now(hall):
+    """On the fast path as through Django (tests/tournaments/test_slip_order.py): the replayed key's slip
+    under "replaced", the slip that counts in the body."""
+    ann, token = hall["ann"]
+    (_, _, first), _ = served(lambda: post(hall["url"], {**TOP, "key": "r1", "seq": 1}, token))
+    (_, _, second), _ = served(lambda: post(hall["url"], {"word": "CLAIMED", "ref": "8D", "score": 20, "key": "r2",
+                                                           "seq": 2}, token))
+    (status, _, replay), fast_count = served(lambda: post(hall["url"], {**TOP, "key": "r1", "seq": 1}, token))
+    assert (status, fast_count) == (200, 1)
+    plain = {k: v for k, v in second.items() if k not in ("replayed", "replaced")}
+    assert replay == {**plain, "replayed": True,
+                      "replaced": {k: v for k, v in first.items() if k not in ("replayed", "replaced")}}
+    assert Slip.objects.get(round=hall["round"], player=ann, current=True).pk == second["id"]
+    assert Slip.objects.filter(round=hall["round"], player=ann).count() == 2
+
+
+def test_what_the_api_refuses_in_a_body_is_refused_alike_before_django(hall):
+    """JSON nested too deep and values of the wrong JSON type: never served here, never a 500; Django
+    refuses them as it does on every endpoint (tests/tournaments/test_api_bodies.py)."""
+    _, token = hall["ann"]
+    deep = "[" * 20_000 + "]" * 20_000
+    nested = ('{"word":' * 33) + '"MELANIC"' + "}" * 33
+    for raw in (deep.encode(), nested.encode()):
+        (status, _, error), fast_count = served(lambda raw=raw: post(hall["url"], None, token, raw=raw))
+        assert (status, error["error"]["code"], fast_count) == (400, "too_deep", 0)
+    for change, field in [({"score": 78.0}, "score"), ({"score": True}, "score"), ({"seq": "5"}, "seq"),
+                          ({"word": 0}, "word"), ({"key": 7}, "key"), ({"ref": 48}, "ref"),
+                          ({"score": 5001}, "score")]:
+        body = {**TOP, "key": "t1", **change}
+        (status, _, error), fast_count = served(lambda body=body: post(hall["url"], body, token))
+        assert (status, error["error"]["code"], list(error["error"]["fields"]), fast_count) == (
+            400, "invalid", [field], 0), body
+    assert not Slip.objects.exists()
 
 
 def test_a_slip_after_the_close_is_refused_and_one_that_arrived_in_time_is_judged(hall):
@@ -104,7 +140,7 @@ def test_anything_unusual_goes_to_django_and_is_answered_as_before(hall):
         ({**TOP, "key": "x2"}, "not-a-token", 401, "authentication_failed"),
         ({k: v for k, v in TOP.items()}, token, 400, "invalid"),  # no key
         ({**TOP, "key": "x3", "player": hall["bob"][0].pk}, token, 403, "not_your_slip"),
-        ({**TOP, "key": "x4", "score": "78"}, token, 201, None),  # a number as text: Django converts it
+        ({**TOP, "key": "x4", "score": "78"}, token, 400, "invalid"),  # a number as text: refused
         ({**TOP, "word": " MELANIC ", "key": "x5"}, token, 201, None),  # spaces: Django trims them
     ]
     for body, who, status, code in cases:

@@ -24,9 +24,9 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from tournaments.models import Game, LogEntry, Result, Round, Slip
+from tournaments.security import issue_api_token
 
 from .stack import (
     HOST,
@@ -99,7 +99,7 @@ def server_logs():
 @dataclass
 class Hall:
     game: Game
-    arbitrator: str  # "Token <key>"
+    arbitrator: str  # "Token <token>"
     players: list  # [(Player, bearer token)]
 
     @property
@@ -121,7 +121,7 @@ def hall(make_game, make_player, arbitrator):
     def make(players: int = 2, round_seconds: int = ROUND_SECONDS) -> Hall:
         game = make_game(round_seconds=round_seconds)
         seats = [make_player(game, f"Player {n}", table=n) for n in range(1, players + 1)]
-        key = Token.objects.create(user=arbitrator).key
+        key = issue_api_token(arbitrator)[0]
         return Hall(game, f"Token {key}", seats)
 
     return make

@@ -98,7 +98,7 @@ def test_over_http_the_rejection_is_answered_and_shown_with_the_next_rack(arbitr
     assert len(body["rejected"]) == 1 and body["bag_count"] == len(Game.objects.get(pk=game.pk).bag)
     assert arbitrator_client.get(f"/api/games/{game.pk}").json()["pending_rejected"] == body["rejected"]
     valid = arbitrator_client.post(f"/api/games/{game.pk}/rejections", {"rack": "EIRST?A"}, format="json")
-    assert valid.status_code == 400 and valid.json()["error"]["code"] == "rack_valid"
+    assert valid.status_code == 409 and valid.json()["error"]["code"] == "rack_valid"
     drawn = arbitrator_client.post(f"/api/games/{game.pk}/rounds", {"rack": "EIRST?A"}, format="json")
     assert drawn.status_code == 201 and drawn.json()["rejected"] == body["rejected"]
     assert Round.objects.get(game=game).rejected == body["rejected"]

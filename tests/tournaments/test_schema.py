@@ -85,3 +85,126 @@ def test_the_docs_page_is_served(db):
     response = APIClient().get("/api/docs/")
     assert response.status_code == 200
     assert b"swagger" in response.content.lower()
+
+
+def _component(schema, ref_holder: dict) -> dict:
+    return schema["components"]["schemas"][ref_holder["$ref"].rsplit("/", 1)[1]]
+
+
+def _paths(schema) -> dict:
+    return {re.sub(r"\{[^}]+\}", "{}", path): item for path, item in schema["paths"].items()}
+
+
+def test_the_game_record_is_documented_as_a_json_object(schema):
+    answer = _paths(schema)["/api/games/{}/exports/record.json"]["get"]["responses"]["200"]
+    assert answer["content"]["application/json"]["schema"]["type"] == "object"
+    assert "format" not in answer["content"]["application/json"]["schema"]  # not "binary"
+
+
+def test_error_fields_document_their_values(schema):
+    fields = schema["components"]["schemas"]["ErrorDetail"]["properties"]["fields"]
+    assert fields["properties"]["seconds"] == {"type": "integer"}  # too_soon
+    assert fields["properties"]["late_by"] == {"type": "number"}  # round_closed
+    assert fields["properties"]["slip"] == {"$ref": "#/components/schemas/Slip"}  # stale_slip
+    assert fields["additionalProperties"] == {"type": "array", "items": {"type": "string"}}
+
+
+def test_slip_answers_document_replays(schema):
+    slip = _paths(schema)["/api/games/{}/rounds/{}/slips"]["post"]
+    replay = _component(schema, slip["responses"]["200"]["content"]["application/json"]["schema"])
+    assert replay["properties"]["replayed"]["type"] == "boolean"
+    assert replay["properties"]["replaced"]["nullable"] is True
+    request = _component(schema, slip["requestBody"]["content"]["application/json"]["schema"])
+    assert {"word", "key"} <= set(request["required"])
+
+
+def test_every_operation_documents_the_refusals_it_can_give(schema):
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            codes = set(operation["responses"])
+            assert "503" in codes, (method, path)
+            if "requestBody" in operation:
+                assert {"400", "413", "415"} <= codes, (method, path)
+            if {} not in operation.get("security", [{}]):
+                assert {"401", "403"} <= codes, (method, path)
+    paths = _paths(schema)
+    # A well-formed request the game's state refuses is a conflict: a rack the bag cannot give, a master
+    # that is not a top, a round already closed; rate limits where they apply.
+    for path in ("/api/games/{}/rounds", "/api/games/{}/rejections", "/api/games/{}/rounds/{}/master",
+                 "/api/games/{}/rounds/{}/slips"):
+        assert "409" in paths[path]["post"]["responses"], path
+    for path in ("/api/games/{}/rounds/{}/slips", "/api/join", "/api/auth/token"):
+        assert "429" in paths[path]["post"]["responses"], path
+
+
+def _property(schema, path: str, name: str) -> dict:
+    operation = _paths(schema)[path]["post"]
+    field = _component(schema, operation["requestBody"]["content"]["application/json"]["schema"])["properties"][name]
+    return field.get("oneOf", [field])[0]  # a field that may be blank: its non-blank form first
+
+
+def _ref_language():
+    """Every string REF_PATTERN matches (a finite language)."""
+    import itertools
+
+    letters = [chr(c) for c in range(ord("A"), ord("P"))]
+    letters += [ch.lower() for ch in letters]
+    numbers = [str(n) for n in range(1, 16)] + [f"0{n}" for n in range(1, 10)]
+    for letter, number, space in itertools.product(letters, numbers, ("", " ")):
+        yield letter + space + number
+        yield number + space + letter
+
+
+def test_the_notation_patterns_are_what_the_engine_reads(schema):
+    from engine.notation import LABELLINGS, format_ref, parse_ref
+    from engine.tiles import load_tileset
+
+    ref = re.compile(_property(schema, "/api/games/{}/rounds/{}/slips", "ref")["pattern"])
+    assert ref.pattern == _property(schema, "/api/games/{}/rounds/{}/master", "ref")["pattern"]
+    language = set(_ref_language())
+    for text in language:
+        assert ref.search(text), text
+        for labelling in LABELLINGS:
+            parse_ref(text, labelling)  # every reference the pattern admits names a square
+    for labelling in LABELLINGS:  # and every square, both ways, is written as the pattern says
+        for row in range(15):
+            for col in range(15):
+                for horizontal in (True, False):
+                    assert format_ref(row, col, horizontal, labelling) in language
+    for text in ("", "P4", "H16", "H0", "4-H", "HH", "44", "H 4 "):
+        assert not ref.search(text), text
+
+    word = re.compile(_property(schema, "/api/games/{}/rounds/{}/slips", "word")["pattern"])
+    assert word.search("MELANIc") and word.search("A" * 15)
+    for text in ("", "A" * 16, "TAR3S", "TA RES", "ÉTÉ", "?"):
+        assert not word.search(text), text
+
+    for path in ("/api/games/{}/rounds", "/api/games/{}/rejections"):
+        rack = re.compile(_property(schema, path, "rack")["pattern"])
+        for tileset in ("english", "french"):
+            letters = {ch for ch in load_tileset(tileset).full_bag()}
+            assert all(rack.search(ch) for ch in letters), tileset
+        assert rack.search("EIRST?A") and not rack.search("eirst") and not rack.search("ABCDEFGH")
+
+
+def test_the_name_pattern_admits_exactly_the_names_with_a_visible_character(schema):
+    from tournaments.names import clean_name
+
+    name = _property(schema, "/api/games/{}/players", "name")
+    assert name["pattern"] == _property(schema, "/api/join", "name")["pattern"]
+    pattern = re.compile(name["pattern"])
+    for code in range(0x10000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        ch = chr(code)
+        assert bool(pattern.search(f" {ch} ")) == bool(clean_name(f" {ch} ")), hex(code)
+    assert not pattern.search("Ann\x00")
+
+
+def test_text_patterns_follow_pythons_idea_of_a_space(schema):
+    key = re.compile(_property(schema, "/api/games/{}/rounds/{}/slips", "key")["pattern"])
+    for code in range(0x10000):
+        if 0xD800 <= code <= 0xDFFF or code == 0:
+            continue
+        ch = chr(code)
+        assert bool(key.search(ch)) == bool(ch.strip()), hex(code)

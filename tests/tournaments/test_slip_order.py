@@ -157,7 +157,8 @@ def test_api_a_late_older_slip_gets_409_stale_slip_with_the_held_slip(api_game):
         seat.client.post(url, {**SLIP_A, "key": "a", "seq": 1_763_700_000_100}, format="json"), 409, "stale_slip"
     )
     assert "newer slip is already held" in error["message"]
-    assert error["fields"]["slip"] == b  # the held slip, exactly as it was answered
+    # The held slip, exactly as it was answered (without the answer's own replayed/replaced marks).
+    assert error["fields"]["slip"] == {k: v for k, v in b.items() if k not in ("replayed", "replaced")}
     assert isinstance(error["fields"]["seq"], list) and error["fields"]["seq"]
 
     # Nothing changed: the server holds B, and A was never stored.
@@ -169,16 +170,35 @@ def test_api_a_late_older_slip_gets_409_stale_slip_with_the_held_slip(api_game):
                  "stale_slip")
 
 
-def test_api_a_replay_of_an_accepted_old_key_still_answers_200(api_game):
+def _plain(answer: dict) -> dict:
+    return {k: v for k, v in answer.items() if k not in ("replayed", "replaced")}
+
+
+def test_api_a_replay_of_a_replaced_key_answers_200_with_the_slip_held_now(api_game):
     game = api_game(players=1)
     seat = game.players[0]
     _open(game)
     url = game.round_url(1, "/slips")
     a = expect(seat.client.post(url, {**SLIP_A, "key": "a", "seq": 10}, format="json"), 201)
+    assert (a["replayed"], a["replaced"]) == (False, None)
+    # The current slip's key again: the same slip, marked as a replay.
+    assert expect(seat.client.post(url, {**SLIP_A, "key": "a", "seq": 10}, format="json"), 200) == {
+        **a, "replayed": True}
     b = expect(seat.client.post(url, {**SLIP_B, "key": "b", "seq": 11}, format="json"), 201)
+    # A's key again once B replaced it: B, the slip that counts, with A under "replaced"; nothing written.
     replay = expect(seat.client.post(url, {**SLIP_A, "key": "a", "seq": 10}, format="json"), 200)
-    assert replay == a
+    assert replay == {**_plain(b), "replayed": True, "replaced": _plain(a)}
     assert expect(seat.client.get(game.url("/me")), 200)["slip"]["id"] == b["id"]
+    assert Slip.objects.filter(round__game_id=game.id).count() == 2
+    # Corrected by the arbitrator: the correction is what counts, for A's key and B's alike.
+    fixed = expect(game.arbitrator.post(game.round_url(1, f"/slips/{b['id']}/correct"),
+                                        {"score": 30, "reason": "misread"}, format="json"), 200)
+    assert fixed["status"] == "open"
+    held = Slip.objects.get(round__game_id=game.id, current=True)
+    for key, slip in (("a", SLIP_A), ("b", SLIP_B)):
+        again = expect(seat.client.post(url, {**slip, "key": key}, format="json"), 200)
+        assert (again["id"], again["score"], again["replayed"]) == (held.pk, 30, True)
+        assert again["replaced"]["key"] == key
 
 
 def test_api_slips_without_seq_replace_as_before(api_game):

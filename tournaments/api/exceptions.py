@@ -6,7 +6,9 @@ services' ServiceError all end up in that shape, so a phone or a third-party too
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
 from django.views import defaults
 from rest_framework import exceptions, status
@@ -20,6 +22,10 @@ class RequestTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "The request body is too large."
     default_code = "too_large"
+
+
+def body_limit_message() -> str:
+    return f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
 
 
 def error_body(code: str, message: str, fields: dict | None = None) -> dict:
@@ -82,6 +88,8 @@ def api_exception_handler(exc, context):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):  # above DATA_UPLOAD_MAX_MEMORY_SIZE: Django refuses to read it
+        exc = RequestTooLarge(body_limit_message())
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # an unexpected error: a 500, logged by Django
@@ -103,6 +111,16 @@ def handler404(request, exception=None):
     if _is_api(request):
         return JsonResponse(error_body("not_found", "No such resource."), status=404)
     return defaults.page_not_found(request, exception)
+
+
+def handler400(request, exception=None):
+    """Django's 400 (a request it refuses before any view: a body above DATA_UPLOAD_MAX_MEMORY_SIZE read
+    by a middleware, a host not allowed...), as JSON in the error shape under /api/."""
+    if _is_api(request):
+        if isinstance(exception, RequestDataTooBig):
+            return JsonResponse(error_body("too_large", body_limit_message()), status=413)
+        return JsonResponse(error_body("bad_request", "The request was refused."), status=400)
+    return defaults.bad_request(request, exception)
 
 
 def handler500(request):

@@ -113,17 +113,15 @@ def _parse(scope, body: bytes) -> tuple[str, dict] | None:
     scheme, _, token = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
     if scheme.lower() != "bearer" or not token or " " in token or len(token) > 200 or not token.isascii():
         return None
+    from tournaments.api.parsers import load_json
+
     try:
-        data = json.loads(body.decode("utf-8"), parse_constant=_refuse)
-    except (ValueError, UnicodeDecodeError):
+        data = load_json(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):  # not JSON, or nested too deep: Django says which
         return None
     if not isinstance(data, dict) or not set(data) <= FIELDS or not _valid(data):
         return None
     return token, data
-
-
-def _refuse(name):
-    raise ValueError(name)
 
 
 def _whole(value, low: int, high: int) -> bool:
@@ -132,7 +130,7 @@ def _whole(value, low: int, high: int) -> bool:
 
 def _valid(data: dict) -> bool:
     """As SlipSubmitSerializer would accept it, without any of its conversions (those cases go to Django)."""
-    from tournaments.api.serializers import KEY_MAX, WORD_MAX
+    from tournaments.api.serializers import KEY_MAX, MAX_SCORE, WORD_MAX
 
     word, key, ref = data.get("word"), data.get("key"), data.get("ref")
     if not isinstance(word, str) or word != word.strip() or not 0 < len(word) <= WORD_MAX:
@@ -143,7 +141,7 @@ def _valid(data: dict) -> bool:
         return False
     if ref is not None and (not isinstance(ref, str) or len(ref) > 16):
         return False
-    if data.get("score") is not None and not _whole(data["score"], 0, 100000):
+    if data.get("score") is not None and not _whole(data["score"], 0, MAX_SCORE):
         return False
     return data.get("seq") is None or _whole(data["seq"], 0, 2**53 - 1)
 
@@ -176,7 +174,7 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
     from tournaments.api.exceptions import error_body
     from tournaments.api.serializers import canonical_ref
     from tournaments.api.throttles import SlipRateThrottle
-    from tournaments.api.views import slip_body
+    from tournaments.api.views import slip_answer, slip_body
     from tournaments.errors import ServiceError
     from tournaments.services.slips import StaleSlip
 
@@ -203,4 +201,4 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
         return stale.status, error_body(stale.code, stale.message, fields), []
     except ServiceError as error:
         return error.status, error_body(error.code, error.message, error.fields), []
-    return (201 if created else 200), slip_body(slip), []
+    return (201 if created else 200), slip_answer(slip, created), []

@@ -6,12 +6,15 @@ business. Answer serializers document the bodies for the OpenAPI schema.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from engine.notation import format_ref, parse_ref
-from engine.rules import rules_preset
+from engine.notation import canonical_ref  # noqa: F401  (re-exported for the views)
+from engine.rules import Rules, rules_preset
 from engine.tiles import load_tileset
 
 NAME_MAX = 60
@@ -19,14 +22,223 @@ KEY_MAX = 64
 WORD_MAX = 15
 RACK_MAX = 7
 
+MAX_SCORE = 5000  # tournaments.services.slips.MAX_SCORE: far above any real play
+
 _WORD = re.compile(r"[A-Za-z]+")
 _RACK = re.compile(r"[A-Z?]+")
+
+# Patterns the schema shows for the game's notation (the fields' checks and the engine's notation module
+# read the input; a pattern says what they accept). A slip's word: letters only, a lowercase letter a
+# blank; a rack: uppercase letters, '?' a blank; a grid reference: a row and a column of the 15x15 board,
+# the label of the row first for a horizontal word (H4, 4H; h 4 and H04 are read too). A field that may
+# be blank shows the pattern of its non-blank values (the schema adds the empty string).
+WORD_PATTERN = rf"^[A-Za-z]{{1,{WORD_MAX}}}$"
+RACK_PATTERN = rf"^[A-Z?]{{1,{RACK_MAX}}}$"
+REF_PATTERN = r"^(?:[A-Oa-o] ?(?:1[0-5]|0?[1-9])|(?:1[0-5]|0?[1-9]) ?[A-Oa-o])$"
+
+
+def _escaped(codes) -> str:
+    """A character class's content, every character of the Basic Multilingual Plane written \\uXXXX, in
+    ranges (the form both ECMA 262 and Python read)."""
+    codes, ranges = sorted(codes), []
+    for code in codes:
+        if ranges and code == ranges[-1][1] + 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+
+
+# Text in general: no NUL character (no database stores it; DRF refuses it), and where the field is trimmed,
+# at least one character that is not a space as Python strips it (str.isspace: wider than ECMA's \s).
+_SPACES = _escaped(code for code in range(0x3001) if chr(code).isspace())
+TEXT_PATTERN = rf"^[^\u0000]*[^\u0000{_SPACES}][^\u0000]*$"
+ANY_TEXT_PATTERN = r"^[^\u0000]+$"
+
+
+# ---- strict input fields ----------------------------------------------------------------------------------
+# JSON has types: an integer is a JSON number without a fraction (70, never "70", 70.0 or true), text is a
+# JSON string (never 0), a flag is true or false (never "yes" or 1). Every request serializer uses these.
+
+
+class StrictIntegerField(serializers.IntegerField):
+    default_error_messages = {"invalid": "A whole number is required, written as a JSON integer (e.g. 70)."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(serializers.CharField):
+    """Text as a JSON string. ``pattern``: the form the schema shows (the checks stay the field's and the
+    services'); ``visible``: a name, stored without its invisible characters, so one visible character is
+    needed."""
+
+    default_error_messages = {"invalid": "Text is required, written as a JSON string."}
+
+    def __init__(self, *, pattern: str | None = None, visible: bool = False, **kwargs):
+        self.pattern = pattern
+        self.visible = visible
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+    def schema_pattern(self) -> str:
+        if self.pattern:
+            return self.pattern
+        if self.visible:
+            return visible_name_pattern()
+        return ANY_TEXT_PATTERN if self.allow_blank or not self.trim_whitespace else TEXT_PATTERN
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    default_error_messages = {"invalid_choice": "\"{input}\" is not one of the choices (a JSON string)."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    default_error_messages = {"invalid": "true or false is required (a JSON boolean)."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class LexiconField(StrictCharField):
+    """A lexicon's name: built in, or imported on this server (the schema lists the built-in ones)."""
+
+
+_visible_pattern: list[str] = []
+
+
+def visible_name_pattern() -> str:
+    """At least one visible character: one that tournaments.names.clean_name keeps and that is not a space
+    (control and format characters, the invisible fillers and the joiners are removed). Worked out from the
+    running Python's Unicode tables when the schema is first written. A pattern names characters of the
+    Basic Multilingual Plane only: a name made of nothing but the few format characters beyond it (tags,
+    U+E0001...) matches it and is still refused (400 name_required)."""
+    if not _visible_pattern:
+        import unicodedata
+
+        from tournaments.names import INVISIBLE_LETTERS, JOINERS, REMOVED_CATEGORIES
+
+        def hidden(ch: str) -> bool:
+            return (ch.isspace() or ch in JOINERS or ch in INVISIBLE_LETTERS
+                    or unicodedata.category(ch) in REMOVED_CATEGORIES)
+
+        hidden_class = _escaped(code for code in range(0x10000)
+                                if not 0xD800 <= code <= 0xDFFF and hidden(chr(code)))
+        _visible_pattern.append(rf"^[^\u0000]*[^{hidden_class}][^\u0000]*$")
+    return _visible_pattern[0]
+
+
+class StrictCharFieldExtension(OpenApiSerializerFieldExtension):
+    """The schema of a StrictCharField: a string with its pattern (and the known lexicons for a lexicon)."""
+
+    target_class = StrictCharField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        field = self.target
+        if isinstance(field, LexiconField):
+            from tournaments.lexicons import BUILTIN_LEXICONS
+
+            schema = {"type": "string", "enum": list(BUILTIN_LEXICONS),
+                      "description": "A built-in lexicon, or the name of one imported on this server."}
+        else:
+            schema = {"type": "string", "pattern": field.schema_pattern()}
+        if not field.allow_blank:
+            schema["minLength"] = 1
+        return schema
+
+
+# The rules a tournament may override (engine.rules.Rules): each with its type and bounds.
+RULE_BOUNDS = {"rack_size": (1, 15), "early_min_vowels": (0, 15), "early_min_consonants": (0, 15),
+               "late_min_vowels": (0, 15), "late_min_consonants": (0, 15), "solo_min_players": (0, 100_000)}
+RULE_FIELDS = {f.name: f.type for f in dataclasses.fields(Rules) if f.name not in ("preset", "round_seconds")}
+
+
+def _rule_schema(name: str, kind) -> dict:
+    if kind in ("bool", bool):
+        return {"type": "boolean"}
+    low, high = RULE_BOUNDS.get(name, (0, 1000))
+    return {"type": "integer", "minimum": low, "maximum": high}
+
+
+RULES_SCHEMA = {
+    "type": "object",
+    "properties": {name: _rule_schema(name, kind) for name, kind in RULE_FIELDS.items()},
+    "additionalProperties": False,
+    "description": "Fields of the rules preset to override, e.g. {\"solo_min_players\": 2} "
+                   "(round_seconds is the tournament's own field).",
+}
+
+
+@extend_schema_field(RULES_SCHEMA)
+class RulesField(serializers.Field):
+    """The rules overridden: known fields only, each a JSON boolean or integer within its bounds."""
+
+    default_error_messages = {"invalid": "An object of rules fields is required."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            self.fail("invalid")
+        errors = []
+        for name, value in data.items():
+            if name not in RULE_FIELDS:
+                clash = name in ("round_seconds", "preset")
+                errors.append(f"set {name} outside 'rules'" if clash else f"{name}: no such rules field")
+                continue
+            schema = RULES_SCHEMA["properties"][name]
+            if schema["type"] == "boolean":
+                if not isinstance(value, bool):
+                    errors.append(f"{name}: true or false")
+            elif isinstance(value, bool) or not isinstance(value, int) or not (
+                    schema["minimum"] <= value <= schema["maximum"]):
+                errors.append(f"{name}: a whole number from {schema['minimum']} to {schema['maximum']}")
+        if errors:
+            raise serializers.ValidationError(errors)
+        return dict(data)
+
+    def to_representation(self, value):
+        return value
+
+
+# ---- errors ---------------------------------------------------------------------------------------------
+
+
+ERROR_FIELDS_SCHEMA = {
+    "type": "object",
+    "description": "Per field, what is wrong with it (a list of messages). Some codes carry values: "
+                   "too_soon: seconds (the wait, an integer); round_closed: late_by (seconds, a number); "
+                   "stale_slip: slip (the slip the server holds).",
+    "properties": {
+        "seconds": {"type": "integer"},
+        "late_by": {"type": "number"},
+        "slip": {"$ref": "#/components/schemas/Slip"},
+    },
+    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+}
+
+
+@extend_schema_field(ERROR_FIELDS_SCHEMA)
+class ErrorFieldsField(serializers.DictField):
+    pass
 
 
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField()
     message = serializers.CharField()
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    fields = ErrorFieldsField()
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -42,33 +254,22 @@ def check_word(value: str) -> str:
     return word
 
 
-def canonical_ref(text: str | None, labelling: str) -> str:
-    """The reference in canonical form, '' when none was written; RefError when it names no square."""
-    if text is None or not text.strip():
-        return ""
-    ref = parse_ref(text, labelling)
-    return format_ref(ref.row, ref.col, ref.horizontal, labelling)
-
-
 # ---- requests -------------------------------------------------------------------------------------------
 
 
 class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, trim_whitespace=False, style={"input_type": "password"})
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=128, trim_whitespace=False, style={"input_type": "password"})
 
 
 class TournamentCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
-    lexicon = serializers.CharField(max_length=40, default="TWL06")
-    tileset = serializers.ChoiceField(choices=["english", "french"], default="english")
-    ruleset = serializers.ChoiceField(choices=["fisf", "classic"], default="fisf")
-    round_seconds = serializers.IntegerField(min_value=10, max_value=3600, default=180)
-    coordinates = serializers.ChoiceField(choices=["rows-letters", "rows-numbers"], default="rows-letters")
-    rules = serializers.DictField(
-        required=False,
-        help_text="Fields of the rules preset to override, e.g. {\"solo_min_players\": 2}.",
-    )
+    name = StrictCharField(max_length=200, visible=True)
+    lexicon = LexiconField(max_length=40, default="TWL06")
+    tileset = StrictChoiceField(choices=["english", "french"], default="english")
+    ruleset = StrictChoiceField(choices=["fisf", "classic"], default="fisf")
+    round_seconds = StrictIntegerField(min_value=10, max_value=3600, default=180)
+    coordinates = StrictChoiceField(choices=["rows-letters", "rows-numbers"], default="rows-letters")
+    rules = RulesField(required=False)
 
     def validate_tileset(self, value: str) -> str:
         load_tileset(value)
@@ -88,23 +289,23 @@ class TournamentCreateSerializer(serializers.Serializer):
 
 
 class GameCreateSerializer(serializers.Serializer):
-    seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=2**63 - 1)
+    seed = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=2**63 - 1)
 
 
 class PlayerRegisterSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=NAME_MAX)
-    table = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=10000)
-    series = serializers.CharField(required=False, allow_blank=True, max_length=20, default="")
+    name = StrictCharField(max_length=NAME_MAX, visible=True)
+    table = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=10000)
+    series = StrictCharField(required=False, allow_blank=True, max_length=20, default="")
 
 
 class JoinSerializer(serializers.Serializer):
-    join_code = serializers.CharField(max_length=12)
-    name = serializers.CharField(max_length=NAME_MAX)
+    join_code = StrictCharField(max_length=12)
+    name = StrictCharField(max_length=NAME_MAX, visible=True)
 
 
 class RoundDrawSerializer(serializers.Serializer):
-    rack = serializers.CharField(
-        required=False, allow_null=True, allow_blank=True, max_length=RACK_MAX,
+    rack = StrictCharField(
+        required=False, allow_null=True, allow_blank=True, max_length=RACK_MAX, pattern=RACK_PATTERN,
         help_text="The rack typed from a physical bag: uppercase letters, '?' a blank. Absent: random draw.",
     )
 
@@ -122,7 +323,8 @@ class RoundDrawSerializer(serializers.Serializer):
 class RackRejectSerializer(RoundDrawSerializer):
     """A rack drawn from the physical bag that fails the vowel/consonant rule, to be recorded as rejected."""
 
-    rack = serializers.CharField(max_length=RACK_MAX, help_text="The rejected rack as drawn: uppercase letters, '?' a blank.")
+    rack = StrictCharField(max_length=RACK_MAX, pattern=RACK_PATTERN,
+                           help_text="The rejected rack as drawn: uppercase letters, '?' a blank.")
 
 
 class RackRejectedSerializer(serializers.Serializer):
@@ -135,52 +337,63 @@ class EmptySerializer(serializers.Serializer):
 
 
 class SlipFieldsMixin(serializers.Serializer):
-    word = serializers.CharField(max_length=WORD_MAX * 4, trim_whitespace=True)
-    ref = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=16, default="")
-    score = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=100000, default=None)
+    word = StrictCharField(max_length=WORD_MAX * 4, trim_whitespace=True, pattern=WORD_PATTERN)
+    ref = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=16, default="",
+                          pattern=REF_PATTERN)
+    score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_SCORE, default=None)
 
     def validate_word(self, value: str) -> str:
         return check_word(value)
 
 
 class SlipSubmitSerializer(SlipFieldsMixin):
-    key = serializers.CharField(max_length=KEY_MAX, required=False, help_text="Idempotency key of this slip.")
-    seq = serializers.IntegerField(
+    key = StrictCharField(max_length=KEY_MAX, required=False, help_text="Idempotency key of this slip.")
+    seq = StrictIntegerField(
         required=False, allow_null=True, min_value=0, max_value=2**53 - 1, default=None,
         help_text="The order in which the device made its slips (e.g. its time in milliseconds); compared only "
         "between slips of the same player and round. A new key with a lower seq than the held slip's is "
         "refused with 409 stale_slip (error.fields.slip: the slip held). Absent: no order, as before.",
     )
-    player = serializers.IntegerField(
+    player = StrictIntegerField(
         required=False, min_value=1, help_text="Arbitrator entering a paper slip: the player's id."
     )
-    table = serializers.IntegerField(
-        required=False, min_value=1, help_text="Arbitrator entering a paper slip: the player's table."
+    table = StrictIntegerField(
+        required=False, min_value=1, max_value=10000, help_text="Arbitrator entering a paper slip: the player's table."
     )
-    late = serializers.BooleanField(
+    late = StrictBooleanField(
         required=False, default=False,
         help_text="Arbitrator, closed round: a paper slip handed in after the end call, kept on record and paid "
         "0 (reason late).",
     )
 
 
+class SlipRequestSerializer(SlipSubmitSerializer):
+    """The slip request as the schema shows it: a phone always sends its key."""
+
+    key = StrictCharField(
+        max_length=KEY_MAX,
+        help_text="Idempotency key of this slip: the same key again answers the slip held (nothing duplicated). "
+        "Required from a phone; an arbitrator's paper slip may leave it out (a key is made).",
+    )
+
+
 class LateAdmitSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=300, help_text="Why the late slip is admitted (the venue's fault).")
+    reason = StrictCharField(max_length=300, help_text="Why the late slip is admitted (the venue's fault).")
 
 
 class MasterSerializer(serializers.Serializer):
-    word = serializers.CharField(max_length=WORD_MAX * 4)
-    ref = serializers.CharField(max_length=16)
+    word = StrictCharField(max_length=WORD_MAX * 4, pattern=WORD_PATTERN)
+    ref = StrictCharField(max_length=16, pattern=REF_PATTERN)
 
     def validate_word(self, value: str) -> str:
         return check_word(value)
 
 
 class CorrectionSerializer(serializers.Serializer):
-    word = serializers.CharField(required=False, max_length=WORD_MAX * 4)
-    ref = serializers.CharField(required=False, allow_blank=True, max_length=16)
-    score = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=100000)
-    reason = serializers.CharField(max_length=500)
+    word = StrictCharField(required=False, max_length=WORD_MAX * 4, pattern=WORD_PATTERN)
+    ref = StrictCharField(required=False, allow_blank=True, max_length=16, pattern=REF_PATTERN)
+    score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_SCORE)
+    reason = StrictCharField(max_length=500)
 
     def validate_word(self, value: str) -> str:
         return check_word(value)
@@ -191,6 +404,7 @@ class CorrectionSerializer(serializers.Serializer):
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
+    expires = serializers.DateTimeField(help_text="When the token stops working (ARBITER_API_TOKEN_HOURS after issue).")
 
 
 class TournamentSerializer(serializers.Serializer):
@@ -258,6 +472,32 @@ class SlipSerializer(serializers.Serializer):
     entered_by = serializers.CharField(source="entered_by.get_username", allow_null=True, default=None)
 
 
+class SlipAnswerSerializer(SlipSerializer):
+    """A slip handed in (201) or its key again (200). The fields are the slip the server holds for the
+    player now; when a replayed key's slip was replaced since, that slip is under ``replaced``."""
+
+    replayed = serializers.BooleanField(help_text="True when the key was already known (200): nothing was written.")
+    replaced = SlipSerializer(
+        allow_null=True,
+        help_text="The slip of the replayed key when it no longer counts (a newer slip or a correction replaced "
+        "it); the fields above are then the slip that counts. Null otherwise.",
+    )
+
+
+class LateSlipSerializer(serializers.Serializer):
+    """A paper slip handed in after the end call (arbitrator, ``late``: true): on record, paid 0."""
+
+    id = serializers.IntegerField()
+    round = serializers.IntegerField()
+    player = serializers.IntegerField()
+    word = serializers.CharField()
+    ref = serializers.CharField()
+    score = serializers.IntegerField(allow_null=True)
+    received_at = serializers.DateTimeField()
+    late_by = serializers.FloatField(help_text="Seconds after the end call.")
+    admitted = serializers.IntegerField(allow_null=True, help_text="The slip it became once admitted.")
+
+
 class PlayPlainSerializer(serializers.Serializer):
     word = serializers.CharField()
     ref = serializers.CharField()
@@ -281,9 +521,10 @@ class RoundDetailSerializer(serializers.Serializer):
     rack = serializers.CharField()
     deadline = serializers.DateTimeField(allow_null=True)
     top_score = serializers.IntegerField(allow_null=True)
-    tops = PlayPlainSerializer(many=True, required=False)
+    tops = PlayPlainSerializer(many=True, required=False, allow_null=True, help_text="Null until the round is closed.")
     master = PlayPlainSerializer(required=False, allow_null=True)
-    results = ResultRowSerializer(many=True, required=False)
+    results = ResultRowSerializer(many=True, required=False, allow_null=True,
+                                  help_text="Null until the round is closed.")
 
 
 class GameStateSerializer(serializers.Serializer):

@@ -2,8 +2,9 @@
 requests that guess a secret (wrong join codes, arbitrator passwords).
 
 The client address is the connection's; ``X-Forwarded-For`` is read only through DRF's ``NUM_PROXIES``
-(the TRUSTED_PROXIES setting: how many reverse proxies of ours stand in front). Counters live in the shared
-cache; when the cache cannot be reached the limits let requests through (logged) rather than fail them.
+(the TRUSTED_PROXIES setting: how many reverse proxies of ours stand in front), by the same function as the
+login limits (``tournaments.security.client_address``). Counters live in the shared cache; when the cache
+cannot be reached the limits let requests through (logged) rather than fail them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ class ScopedRateThrottle(SimpleRateThrottle):
     def __init__(self):
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
+
+    def get_ident(self, request):
+        from tournaments.security import client_address
+
+        return client_address(request) or ""
 
     def allow_request(self, request, view):
         try:

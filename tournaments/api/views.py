@@ -9,19 +9,18 @@ from __future__ import annotations
 import uuid
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
-from rest_framework.authentication import TokenAuthentication
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arbiter.arrival import received_at
 from engine.notation import RefError
-from tournaments import selectors, services
+from tournaments import security, selectors, services
 from tournaments.api import serializers as s
 from tournaments.api.authentication import (
+    ArbitratorTokenAuthentication,
     ConsoleSessionAuthentication,
     PlayerTokenAuthentication,
 )
@@ -34,6 +33,7 @@ from tournaments.api.throttles import (
     SlipRateThrottle,
 )
 from tournaments.errors import Forbidden, NotFound, ServiceError
+from tournaments.formats import iso
 from tournaments.live import snapshot as live_snapshot
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
 from tournaments.services.slips import StaleSlip
@@ -57,7 +57,7 @@ class ApiView(APIView):
     """Arbitrators by token or session, players by bearer token; JSON bodies with a size cap."""
 
     parser_classes = [LimitedJSONParser]
-    authentication_classes = [TokenAuthentication, PlayerTokenAuthentication, ConsoleSessionAuthentication]
+    authentication_classes = [ArbitratorTokenAuthentication, PlayerTokenAuthentication, ConsoleSessionAuthentication]
     permission_classes = [IsArbitrator]
 
 
@@ -69,7 +69,12 @@ class PublicView(ApiView):
 
 
 def valid(serializer_class, request, **context):
-    serializer = serializer_class(data=request.data if request.data is not None else {}, context=context)
+    """The body's fields, checked by the serializer. The body is a JSON object (no body at all reads as {});
+    JSON that is not an object, null included, is refused."""
+    if not isinstance(request.data, dict):
+        raise ServiceError("invalid", "The body must be a JSON object.",
+                           fields={"non_field_errors": ["The body must be a JSON object."]})
+    serializer = serializer_class(data=request.data, context=context)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
 
@@ -119,11 +124,6 @@ def checked_ref(text: str | None, game: Game) -> str:
         raise ServiceError("bad_ref", error.message, fields={"ref": [error.message]}) from None
 
 
-def iso(moment) -> str | None:
-    """Times as the selectors write them (ISO 8601, ``+00:00``), so one client compares like with like."""
-    return moment.isoformat() if moment is not None else None
-
-
 def arbitrator(request):
     return request.user if is_arbitrator(request.user) else None
 
@@ -132,6 +132,10 @@ def arbitrator(request):
 
 
 class AuthTokenView(ApiView):
+    """A new API token per request (tournaments/security.py: only its digest is kept; it expires). Wrong
+    passwords count against the account and the client address (django-axes, shared with the console's
+    and the admin's logins): past the limit both are locked, the right password included (429)."""
+
     authentication_classes: list = []
     permission_classes = [AllowAny]
     throttle_classes = [AuthRateThrottle]
@@ -139,13 +143,16 @@ class AuthTokenView(ApiView):
     @extend_schema(request=s.TokenRequestSerializer, responses=answers({200: s.TokenSerializer}, 400, 403, 429))
     def post(self, request):
         data = valid(s.TokenRequestSerializer, request)
-        user = authenticate(request, username=data["username"], password=data["password"])
+        # django-axes reads and marks the HttpRequest itself (DRF's Request wraps it).
+        user = authenticate(request._request, username=data["username"], password=data["password"])
         if user is None:
+            if getattr(request._request, "axes_locked_out", False):
+                raise ServiceError("locked_out", security.locked_out_message(), status=429)
             raise ServiceError("bad_credentials", "Unknown username or wrong password.")
         if not user.is_staff:
             raise Forbidden("not_arbitrator", "Only arbitrators (staff users) get an API token.")
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
+        token, expires = security.issue_api_token(user)
+        return Response({"token": token, "expires": iso(expires)})
 
 
 class TournamentsView(ApiView):
@@ -236,7 +243,9 @@ class GameView(ApiView):
 class GameEndView(ApiView):
     @extend_schema(request=s.EmptySerializer, responses=answers({200: s.GameStateSerializer}, 401, 403, 404, 409))
     def post(self, request, game_id: int):
-        game = services.game_end(game=get_game(game_id), actor=request.user)
+        game = get_game(game_id)
+        valid(s.EmptySerializer, request)
+        game = services.game_end(game=game, actor=request.user)
         return Response(selectors.game_state(game=game))
 
 
@@ -356,6 +365,7 @@ class RoundStartView(ApiView):
     @extend_schema(request=s.EmptySerializer, responses=answers({200: s.RoundStartedSerializer}, 401, 403, 404, 409))
     def post(self, request, game_id: int, number: int):
         round = get_round(get_game(game_id), number)
+        valid(s.EmptySerializer, request)
         round = services.round_start(round=round, actor=request.user)
         return Response({"number": round.number, "status": round.status, "deadline": iso(round.deadline)})
 
@@ -364,6 +374,7 @@ class RoundCloseView(ApiView):
     @extend_schema(request=s.EmptySerializer, responses=answers({200: s.RoundClosedSerializer}, 401, 403, 404, 409))
     def post(self, request, game_id: int, number: int):
         round = get_round(get_game(game_id), number)
+        valid(s.EmptySerializer, request)
         closed = services.round_close(round=round, actor=request.user)
         round.refresh_from_db(fields=["status"])
         return Response({"number": round.number, "status": round.status, "closed": closed})
@@ -395,6 +406,21 @@ def slip_body(slip: Slip) -> dict:
     }
 
 
+def slip_answer(slip: Slip, created: bool) -> dict:
+    """The answer to a slip handed in: the slip (201), or its key again (200, ``replayed``). A replayed key
+    whose slip was replaced since (a newer slip of the player, a correction) answers with the slip the
+    server holds now, the replayed one under ``replaced``: a phone retrying an old request is shown what
+    counts, never a slip that no longer does."""
+    body = slip_body(slip)
+    if created or slip.current:
+        return {**body, "replayed": not created, "replaced": None}
+    held = (Slip.objects.filter(round_id=slip.round_id, player_id=slip.player_id, current=True)
+            .select_related("round", "entered_by").first())
+    if held is None:  # no slip counts for the player (none is ever left without one): the slip as it was
+        return {**body, "replayed": True, "replaced": None}
+    return {**slip_body(held), "replayed": True, "replaced": body}
+
+
 def paper_slip_player(game: Game, data: dict) -> Player:
     """The player an arbitrator enters a paper slip for, named by id or by table."""
     players = services.game_players(game)
@@ -421,9 +447,18 @@ class SlipsView(ApiView):
     throttle_classes = [SlipRateThrottle]
 
     @extend_schema(
-        request=s.SlipSubmitSerializer,
+        request=s.SlipRequestSerializer,
         responses=answers(
-            {201: s.SlipSerializer, 200: OpenApiResponse(s.SlipSerializer, description="The same key again")},
+            {
+                201: OpenApiResponse(
+                    PolymorphicProxySerializer(
+                        component_name="SlipHandedIn", serializers=[s.SlipAnswerSerializer, s.LateSlipSerializer],
+                        resource_type_field_name=None,
+                    ),
+                    description="The slip, held from now on (a late paper slip: kept on record)",
+                ),
+                200: OpenApiResponse(s.SlipAnswerSerializer, description="The same key again: nothing written"),
+            },
             400, 401, 403, 404, 409, 413, 429,
         ),
     )
@@ -457,7 +492,7 @@ class SlipsView(ApiView):
             # The page shows what the server holds: the held slip, as a 200/201 would have answered it.
             stale.fields = {**stale.fields, "slip": slip_body(stale.held)}
             raise
-        return Response(slip_body(slip), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(slip_answer(slip, created), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 def late_body(late) -> dict:

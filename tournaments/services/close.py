@@ -15,6 +15,7 @@ from engine.judging import Slip as EngineSlip
 from engine.judging import judge_slip, zero
 from engine.notation import RefError, parse_ref
 from tournaments.errors import Conflict, ServiceError
+from tournaments.formats import brief
 from tournaments.models import Game, LateSlip, Result, Round, Slip
 from tournaments.versions import notify_game_changed
 
@@ -65,15 +66,11 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
             _judge_all(game, current)
             _place_master(game, current)
             log(game=game, round=current, action="round_close", actor=actor,
-                after={"top_score": current.top_score, "master": _brief(current.master)})
+                after={"top_score": current.top_score, "master": brief(current.master)})
             if _bag_exhausted(game, current.number + 1):
                 end_game(game, "bag_empty", actor)
         notify_game_changed(game.pk)
     return True
-
-
-def _brief(play: dict | None) -> dict | None:
-    return None if play is None else {"word": play["word"], "ref": play["ref"], "score": play["score"]}
 
 
 def _cancel(game: Game, round: Round, actor) -> None:
@@ -176,8 +173,8 @@ def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Rou
         exact = [top for top in candidates if top["word"] == text]
         chosen = (exact or candidates or [None])[0]
         if chosen is None:
-            raise ServiceError("not_a_top", f"{text} {ref} is not one of the tied tops", fields={"word": ["not a top"]})
-        before = _brief(current.master)
+            raise Conflict("not_a_top", f"{text} {ref} is not one of the tied tops", fields={"word": ["not a top"]})
+        before = brief(current.master)
         current.master = chosen
         current.save(update_fields=["master"])
         _place_master(game, current)
@@ -188,7 +185,7 @@ def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Rou
             game.save(update_fields=["status", "end_reason", "ended_at"])
         elif game.status != Game.Status.OVER and _bag_exhausted(game, current.number + 1):
             end_game(game, "bag_empty", actor)
-        log(game=game, round=current, action="master_change", actor=actor, before=before, after=_brief(chosen))
+        log(game=game, round=current, action="master_change", actor=actor, before=before, after=brief(chosen))
         notify_game_changed(game.pk)
     return current
 

@@ -93,7 +93,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
                 )
         except RackError as error:
             if error.code != "game_over":
-                raise ServiceError(error.code, error.message, fields={"rack": [error.message]}) from None
+                raise _rack_refused(error) from None
             end_game(game, "no_valid_rack", actor)
             over = True
         if not over:
@@ -125,6 +125,15 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
     return round
 
 
+def _rack_refused(error) -> ServiceError:
+    """A typed rack the game cannot take. Letters that are not tiles are bad input (400 ``bad_letters``);
+    a well-formed rack that the bag, the kept letters or the vowel/consonant rule of this round refuses
+    (``not_in_bag``, ``wrong_size``, ``missing_kept``, ``too_few_vowels``...) conflicts with the state of
+    the game (409): the same letters are fine in another game or at another point of this one."""
+    error_class = ServiceError if error.code == "bad_letters" else Conflict
+    return error_class(error.code, error.message, fields={"rack": [error.message]})
+
+
 def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
     """Record a rack drawn from the physical bag that fails the vowel/consonant rule (§3.2).
 
@@ -141,13 +150,13 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
             draw = check_typed_rack(list(game.bag), game.kept, rack, number, setting.tileset, setting.rules)
         except RackError as error:
             if error.code not in ("too_few_vowels", "too_few_consonants"):
-                raise ServiceError(error.code, error.message, fields={"rack": [error.message]}) from None
+                raise _rack_refused(error) from None
             letters = "".join(rack.split()).upper()
             kept = sorted_letters(game.kept)
             new = sorted_letters((Counter(letters) - Counter(game.kept)).elements())
         else:
-            raise ServiceError("rack_valid", f"{draw.rack} obeys the vowel/consonant rule: draw it as the round's rack",
-                               fields={"rack": ["valid"]})
+            raise Conflict("rack_valid", f"{draw.rack} obeys the vowel/consonant rule: draw it as the round's rack",
+                           fields={"rack": ["valid"]})
         record = "-" + format_rack(kept, new)
         before = {"bag": game.bag, "kept": game.kept, "pending_rejected": list(game.pending_rejected)}
         game.bag = sorted_letters(list(game.bag) + list(game.kept))

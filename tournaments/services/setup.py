@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Iterable
 
@@ -11,7 +10,9 @@ from django.db.models import Max
 
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remember
-from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament, new_screen_key
+from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament, hash_token, new_screen_key
+from tournaments.names import clean_name
+from tournaments.selectors import game_players
 from tournaments.versions import game_created, notify_game_changed
 
 from .common import log, sorted_letters
@@ -19,17 +20,23 @@ from .common import log, sorted_letters
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
 JOIN_CODE_LENGTH = 6
 MAX_ROUND_SECONDS = 3600
-NAME_MAX = 100
+NAME_MAX = 60  # a player's name, as the API's; long enough for "Marie-Christine Delacroix-Beaumont"
+TOURNAMENT_NAME_MAX = 200
+SERIES_MAX = 20
 LEXICON_NAME_MAX = 40
 
 
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 def _clean_name(value, field: str, max_length: int) -> str:
-    text = " ".join(str(value or "").split())
+    """The name as stored: invisible and control characters removed, whitespace collapsed, NFC
+    (``tournaments.names.clean_name``); refused when nothing visible is left or when it is too long."""
+    text = clean_name(value)
     if not text:
+        if str(value or "").strip():
+            raise ServiceError(
+                f"{field}_required",
+                f"a {field} needs at least one visible character (invisible and control characters are removed)",
+                fields={field: ["no visible character"]},
+            )
         raise ServiceError(f"{field}_required", f"a {field} is needed", fields={field: ["required"]})
     if len(text) > max_length:
         raise ServiceError(
@@ -55,7 +62,7 @@ def tournament_create(
     from engine.rules import rules_preset
     from engine.tiles import load_tileset
 
-    name = _clean_name(name, "name", 200)
+    name = _clean_name(name, "name", TOURNAMENT_NAME_MAX)
     try:
         load_tileset(tileset)
     except ValueError:
@@ -121,15 +128,6 @@ def game_create(*, tournament: Tournament, seed: int | None = None) -> Game:
     raise Conflict("join_code_exhausted", "no free join code could be found")
 
 
-def _players_in(game: Game):
-    return Player.objects.filter(tournament_id=game.tournament_id, first_game__number__lte=game.number)
-
-
-def game_players(game: Game):
-    """Every player taking part in the game: registered in it or in an earlier game of the tournament."""
-    return _players_in(game).order_by("id")
-
-
 def player_register(*, game: Game, name: str, table: int | None = None, series: str = "") -> tuple[Player, str]:
     """Register a player in the game; return (player, token). The token is shown once: only its hash is kept.
 
@@ -138,9 +136,11 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
     name = _clean_name(name, "name", NAME_MAX)
     if table is not None and (isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= 10_000):
         raise ServiceError("bad_table", "a table number is 1 or more", fields={"table": ["out of range"]})
-    series = " ".join(str(series or "").split())
-    if len(series) > 20:
-        raise ServiceError("series_too_long", "a series has at most 20 characters", fields={"series": ["too long"]})
+    series = clean_name(series)
+    if len(series) > SERIES_MAX:
+        raise ServiceError(
+            "series_too_long", f"a series has at most {SERIES_MAX} characters", fields={"series": ["too long"]}
+        )
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game.pk)
@@ -172,7 +172,7 @@ def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:
 
     The earlier token stops working; only the new token's hash is kept, and the change is logged.
     """
-    if not _players_in(game).filter(pk=player.pk).exists():
+    if not game_players(game).filter(pk=player.pk).exists():
         raise NotFound("unknown_player", "no such player in this game", fields={"player": ["unknown"]})
     token = secrets.token_urlsafe(32)
     with transaction.atomic():

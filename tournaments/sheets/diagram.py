@@ -11,6 +11,7 @@ from reportlab.lib import colors
 from reportlab.platypus import Flowable
 
 from engine.layout import SIZE, STANDARD
+from engine.notation import labels
 from engine.tiles import load_tileset
 
 from .typefaces import SANS, SANS_BOLD
@@ -24,15 +25,6 @@ PREMIUM_FILL = {
 PREMIUM_TEXT = {"W": "TW", "w": "DW", "L": "TL", "l": "DL"}
 TILE_FILL = colors.Color(0.98, 0.91, 0.72)
 BLANK_FILL = colors.white
-
-
-def axis_labels(labelling: str) -> tuple[list[str], list[str]]:
-    """(row labels top to bottom, column labels left to right) in the event's labelling."""
-    letters = [chr(ord("A") + index) for index in range(SIZE)]
-    numbers = [str(index + 1) for index in range(SIZE)]
-    if labelling == "rows-numbers":
-        return numbers, letters
-    return letters, numbers
 
 
 class BoardDiagram(Flowable):
@@ -59,7 +51,7 @@ class BoardDiagram(Flowable):
 
     def draw(self):
         canv, size, margin = self.canv, self.square, self.margin
-        row_labels, col_labels = axis_labels(self.labelling)
+        row_labels, col_labels = labels(self.labelling)
         top = self.height - margin
         canv.setFont(SANS_BOLD, size * 0.38)
         canv.setFillColor(colors.black)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from engine import notation
 from tournaments import selectors
 from tournaments.models import Game, Player, Round, Tournament
 from tournaments.services import game_players
@@ -82,19 +83,6 @@ def tournament_standings_sheet(tournament: Tournament) -> Standings:
     )
 
 
-def canonical_ref(ref: str | None, labelling: str) -> str:
-    """A slip's reference as it is always displayed (``h 4`` -> ``H4``); one naming no square stays as written."""
-    from engine.notation import RefError, format_ref, parse_ref
-
-    if not ref:
-        return ""
-    try:
-        square = parse_ref(ref, labelling)
-    except RefError:
-        return ref
-    return format_ref(square.row, square.col, square.horizontal, labelling)
-
-
 def rack_display(kept: str, drawn: str) -> str:
     """The rack as announced: the kept letters, a +, then the new ones (no + on a fresh rack)."""
     return f"{kept}+{drawn}" if kept else drawn
@@ -119,7 +107,7 @@ def _scoresheet(
                 number=row["number"],
                 rack=racks.get(row["number"], row["rack"]),
                 word=row.get("word") or "",
-                ref=canonical_ref(row.get("ref"), labelling),
+                ref=notation.canonical_ref(row.get("ref"), labelling, strict=False),
                 claimed=row.get("claimed"),
                 paid=row["paid"],
                 outcome=row["outcome"],

@@ -12,11 +12,12 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments import selectors
+from tournaments.api.parsers import TooDeep, load_json
 from tournaments.api.permissions import IsArbitrator
 from tournaments.api.serializers import ErrorSerializer
 from tournaments.errors import NotFound, ServiceError
@@ -59,15 +60,21 @@ class FilesFirstNegotiation(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
-class RecordParser(JSONParser):
-    """A game record is far larger than the API's other bodies: its own, larger, cap."""
+class RecordParser(BaseParser):
+    """A game record is far larger than the API's other bodies: its own, larger, cap (read from the stream,
+    not through Django's request.body and its DATA_UPLOAD_MAX_MEMORY_SIZE; arbiter/bodies.py lets a record
+    of this size through)."""
+
+    media_type = "application/json"
 
     def parse(self, stream, media_type=None, parser_context=None):
         raw = stream.read(MAX_RECORD_BYTES + 1) if stream is not None else b""
         if len(raw) > MAX_RECORD_BYTES:
             raise ServiceError("too_large", f"a game record is at most {MAX_RECORD_BYTES} bytes", status=413)
         try:
-            return json.loads(raw.decode("utf-8"))
+            return load_json(raw.decode("utf-8"))
+        except TooDeep as error:
+            raise ServiceError("too_deep", str(error)) from None
         except (ValueError, UnicodeDecodeError) as error:
             raise ServiceError("malformed", f"the body is not valid JSON: {error}") from None
 
@@ -173,7 +180,18 @@ class ResultsFileView(ArbitratorFileView):
 
 
 class RecordJsonView(ArbitratorFileView):
-    @_file_schema("game_record_json", "application/json", "The complete game record, for restoring")
+    @extend_schema(
+        operation_id="game_record_json",
+        tags=["sheets and exports"],
+        responses={
+            (200, "application/json"): OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="The complete game record (a JSON object, given as a file to download), for "
+                "restoring with POST /api/tournaments/{id}/imports/record",
+            ),
+            **{code: _ERRORS[code] for code in (401, 403, 404)},
+        },
+    )
     def get(self, request, game_id: int):
         game = _game(game_id)
         body = json.dumps(export_record(game), ensure_ascii=False, indent=1)

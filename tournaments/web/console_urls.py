@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from tournaments.web.console import game, pages, players, results, slips
+from tournaments.web.console import game, pages, players, results, slips, tokens
 from tournaments.web.forms import ArbitratorLoginForm
 
 urlpatterns = [
@@ -16,6 +16,9 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/", pages.tournament_page, name="console-tournament"),
     path("tournaments/<int:tournament_id>/games/new/", pages.game_create, name="console-game-create"),
     path("lexicons/import/", pages.lexicon_import, name="console-lexicon-import"),
+    path("tokens/", tokens.api_tokens_page, name="console-api-tokens"),
+    path("tokens/revoke-all/", tokens.api_tokens_revoke_all, name="console-api-tokens-revoke-all"),
+    path("tokens/<str:token_id>/revoke/", tokens.api_token_revoke, name="console-api-token-revoke"),
     path("games/<int:game_id>/", game.game_page, name="console-game"),
     path("games/<int:game_id>/live/", game.game_panel, name="console-game-live"),
     path("games/<int:game_id>/draw/", game.round_draw, name="console-draw"),

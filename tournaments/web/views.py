@@ -17,14 +17,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+from rest_framework.exceptions import AuthenticationFailed
 
 from engine.layout import CENTRE, SIZE, STANDARD
+from engine.notation import labels
+from tournaments.api.authentication import PlayerTokenAuthentication
 from tournaments.live import snapshot as live_snapshot
 from tournaments.live import stream as live_stream
 from tournaments.models import Game, Round
-from tournaments.selectors import player_for_token
 
-LETTERS = "ABCDEFGHIJKLMNO"
 PREMIUM_CLASS = {"W": "tw", "w": "dw", "L": "tl", "l": "dl", ".": ""}
 HOME_GAMES = 30  # at most this many games in play on the home page, the latest first
 NOT_CODE = re.compile(r"[^A-Z0-9]")
@@ -48,9 +49,7 @@ def board_context(rows: list[str] | None, coordinates: str = "rows-letters") -> 
     ``rows``: 15 strings, row A (top) first, ``.`` empty, uppercase a tile, lowercase a blank.
     """
     rows = list(rows or ["." * SIZE] * SIZE)
-    numbers = [str(n) for n in range(1, SIZE + 1)]
-    letters = list(LETTERS[:SIZE])
-    row_labels, column_labels = (numbers, letters) if coordinates == "rows-numbers" else (letters, numbers)
+    row_labels, column_labels = labels(coordinates)
     grid = []
     for r in range(SIZE):
         line = rows[r] if r < len(rows) else ""
@@ -66,7 +65,7 @@ def board_context(rows: list[str] | None, coordinates: str = "rows-letters") -> 
                 "blank": ch != "." and ch.islower(),
             })
         grid.append({"label": row_labels[r], "cells": cells})
-    return {"labelling": coordinates, "columns": column_labels, "rows": grid}
+    return {"labelling": coordinates, "columns": list(column_labels), "rows": grid}
 
 
 def reason_texts() -> dict[str, str]:
@@ -247,14 +246,14 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
     now = timezone.now()
     stamp = {"server_time": now.isoformat(), "server_ms": int(now.timestamp() * 1000)}
     if request.GET.get("clock"):
-        # Asked every second by the console and every minute by each phone: the cache answers, the
+        # Asked by every page as it opens and then once a minute (live.js): the cache answers, the
         # database only for a game that never changed (or does not exist).
         version = live_snapshot.clock_version(game_id)
         if not version and not Game.objects.filter(pk=game_id).exists():
             raise Http404
         if not live_snapshot.cache_available():
             return JsonResponse({**stamp, "version": version, "degraded": True, "notice": phone_texts()["degraded"]})
-        # progress: moves with each slip handed in (the console's count), where the version does not.
+        # progress: the mark that moves with each slip handed in, where the version does not.
         return JsonResponse({**stamp, "version": version, "progress": live_snapshot.clock_progress(game_id)})
     snapshot = live_snapshot.game_snapshot(game_id)
     if snapshot is None:
@@ -269,8 +268,11 @@ def player_feed(request: HttpRequest, game_id: int) -> JsonResponse:
 
     What a phone asks after each close: a few hundred bytes from the cache, where the API's round detail
     and standings carry every player's rows."""
-    scheme, __, token = request.headers.get("Authorization", "").partition(" ")
-    player = player_for_token(game_id=game_id, token=token.strip()) if scheme.lower() == "bearer" else None
+    try:
+        found = PlayerTokenAuthentication().authenticate_for_game(request, game_id)
+    except AuthenticationFailed:
+        found = None
+    player = found[0].player if found else None
     if player is None:
         error = {"code": "not_authenticated", "message": _("A player token of this game is needed."), "fields": {}}
         return JsonResponse({"error": error}, status=401)

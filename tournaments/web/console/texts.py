@@ -6,6 +6,7 @@ import re
 
 from django.utils.translation import gettext as _
 
+from engine import notation
 from tournaments.errors import ServiceError
 
 
@@ -89,12 +90,4 @@ def error_text(error: ServiceError) -> str:
 def canonical_ref(ref: str | None, labelling: str) -> str:
     """A reference as written on a slip, shown in its canonical form (``h 4`` → ``H4``); text that names no
     square is shown as written."""
-    from engine.notation import RefError, format_ref, parse_ref
-
-    if not ref:
-        return ""
-    try:
-        parsed = parse_ref(ref, labelling)
-    except RefError:
-        return ref
-    return format_ref(parsed.row, parsed.col, parsed.horizontal, labelling)
+    return notation.canonical_ref(ref, labelling, strict=False)
