@@ -276,6 +276,24 @@ def round_progress(*, round: Round) -> dict:
     return {"received": len(with_slip), "players": len(players), "missing": missing}
 
 
+def game_progress(*, game: Game) -> dict:
+    """The body of GET /api/games/{id}/progress: the current round (None before the first draw), its status
+    and deadline, how many slips are in and who is missing."""
+    round = current_round(game)
+    if round is None:
+        players = list(game_players(game))
+        counts = {"received": 0, "players": len(players),
+                  "missing": [{"id": p.pk, "name": p.name, "table": p.table} for p in players]}
+    else:
+        counts = round_progress(round=round)
+    return {
+        "round": round.number if round else None,
+        "status": round.status if round else None,
+        "deadline": iso(round.deadline) if round else None,
+        **counts,
+    }
+
+
 # --------------------------------------------------------------------------------------------------
 # Standings
 

@@ -22,6 +22,8 @@ from django.conf import settings
 from django.db import OperationalError, close_old_connections, connections
 from django.http.request import split_domain_port, validate_host
 
+from tournaments.limits import REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX, WORD_MAX
+
 logger = logging.getLogger(__name__)
 
 PATH = re.compile(r"/api/games/(\d{1,18})/rounds/(\d{1,9})/slips")
@@ -130,20 +132,18 @@ def _whole(value, low: int, high: int) -> bool:
 
 def _valid(data: dict) -> bool:
     """As SlipSubmitSerializer would accept it, without any of its conversions (those cases go to Django)."""
-    from tournaments.api.serializers import KEY_MAX, MAX_SCORE, WORD_MAX
-
     word, key, ref = data.get("word"), data.get("key"), data.get("ref")
     if not isinstance(word, str) or word != word.strip() or not 0 < len(word) <= WORD_MAX:
         return False
     if not WORD.fullmatch(word):
         return False
-    if not isinstance(key, str) or key != key.strip() or not 0 < len(key) <= KEY_MAX:
+    if not isinstance(key, str) or key != key.strip() or not 0 < len(key) <= SLIP_KEY_MAX:
         return False
-    if ref is not None and (not isinstance(ref, str) or len(ref) > 16):
+    if ref is not None and (not isinstance(ref, str) or len(ref) > REF_MAX):
         return False
-    if data.get("score") is not None and not _whole(data["score"], 0, MAX_SCORE):
+    if data.get("score") is not None and not _whole(data["score"], 0, SCORE_MAX):
         return False
-    return data.get("seq") is None or _whole(data["seq"], 0, 2**53 - 1)
+    return data.get("seq") is None or _whole(data["seq"], 0, SEQ_MAX)
 
 
 def _submit(game_id: int, number: int, token: str, data: dict, arrived: float | None):

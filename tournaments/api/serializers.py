@@ -16,13 +16,22 @@ from rest_framework import serializers
 from engine.notation import canonical_ref  # noqa: F401  (re-exported for the views)
 from engine.rules import Rules, rules_preset
 from engine.tiles import load_tileset
+from tournaments.limits import (
+    LEXICON_NAME_MAX,
+    PLAYER_NAME_MAX,
+    RACK_MAX,
+    REF_MAX,
+    SCORE_MAX,
+    SERIES_MAX,
+    SLIP_KEY_MAX,
+    TABLE_MAX,
+    TOURNAMENT_NAME_MAX,
+    WORD_MAX,
+)
 
-NAME_MAX = 60
-KEY_MAX = 64
-WORD_MAX = 15
-RACK_MAX = 7
-
-MAX_SCORE = 5000  # tournaments.services.slips.MAX_SCORE: far above any real play
+NAME_MAX = PLAYER_NAME_MAX
+KEY_MAX = SLIP_KEY_MAX
+MAX_SCORE = SCORE_MAX
 
 _WORD = re.compile(r"[A-Za-z]+")
 _RACK = re.compile(r"[A-Z?]+")
@@ -263,8 +272,8 @@ class TokenRequestSerializer(serializers.Serializer):
 
 
 class TournamentCreateSerializer(serializers.Serializer):
-    name = StrictCharField(max_length=200, visible=True)
-    lexicon = LexiconField(max_length=40, default="TWL06")
+    name = StrictCharField(max_length=TOURNAMENT_NAME_MAX, visible=True)
+    lexicon = LexiconField(max_length=LEXICON_NAME_MAX, default="TWL06")
     tileset = StrictChoiceField(choices=["english", "french"], default="english")
     ruleset = StrictChoiceField(choices=["fisf", "classic"], default="fisf")
     round_seconds = StrictIntegerField(min_value=10, max_value=3600, default=180)
@@ -294,8 +303,8 @@ class GameCreateSerializer(serializers.Serializer):
 
 class PlayerRegisterSerializer(serializers.Serializer):
     name = StrictCharField(max_length=NAME_MAX, visible=True)
-    table = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=10000)
-    series = StrictCharField(required=False, allow_blank=True, max_length=20, default="")
+    table = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=TABLE_MAX)
+    series = StrictCharField(required=False, allow_blank=True, max_length=SERIES_MAX, default="")
 
 
 class JoinSerializer(serializers.Serializer):
@@ -338,7 +347,7 @@ class EmptySerializer(serializers.Serializer):
 
 class SlipFieldsMixin(serializers.Serializer):
     word = StrictCharField(max_length=WORD_MAX * 4, trim_whitespace=True, pattern=WORD_PATTERN)
-    ref = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=16, default="",
+    ref = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=REF_MAX, default="",
                           pattern=REF_PATTERN)
     score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_SCORE, default=None)
 
@@ -358,7 +367,7 @@ class SlipSubmitSerializer(SlipFieldsMixin):
         required=False, min_value=1, help_text="Arbitrator entering a paper slip: the player's id."
     )
     table = StrictIntegerField(
-        required=False, min_value=1, max_value=10000, help_text="Arbitrator entering a paper slip: the player's table."
+        required=False, min_value=1, max_value=TABLE_MAX, help_text="Arbitrator entering a paper slip: the player's table."
     )
     late = StrictBooleanField(
         required=False, default=False,
@@ -383,7 +392,7 @@ class LateAdmitSerializer(serializers.Serializer):
 
 class MasterSerializer(serializers.Serializer):
     word = StrictCharField(max_length=WORD_MAX * 4, pattern=WORD_PATTERN)
-    ref = StrictCharField(max_length=16, pattern=REF_PATTERN)
+    ref = StrictCharField(max_length=REF_MAX, pattern=REF_PATTERN)
 
     def validate_word(self, value: str) -> str:
         return check_word(value)
@@ -391,7 +400,7 @@ class MasterSerializer(serializers.Serializer):
 
 class CorrectionSerializer(serializers.Serializer):
     word = StrictCharField(required=False, max_length=WORD_MAX * 4, pattern=WORD_PATTERN)
-    ref = StrictCharField(required=False, allow_blank=True, max_length=16, pattern=REF_PATTERN)
+    ref = StrictCharField(required=False, allow_blank=True, max_length=REF_MAX, pattern=REF_PATTERN)
     score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_SCORE)
     reason = StrictCharField(max_length=500)
 

@@ -260,22 +260,7 @@ class GameProgressView(ApiView):
 
     @extend_schema(responses=answers({200: s.ProgressSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
-        game = read_game(game_id)
-        round = selectors.current_round(game)
-        if round is None:
-            players = list(services.game_players(game))
-            body = {"received": 0, "players": len(players),
-                    "missing": [{"id": p.pk, "name": p.name, "table": p.table} for p in players]}
-        else:
-            body = selectors.round_progress(round=round)
-        return Response(
-            {
-                "round": round.number if round else None,
-                "status": round.status if round else None,
-                "deadline": iso(round.deadline) if round else None,
-                **body,
-            }
-        )
+        return Response(selectors.game_progress(game=read_game(game_id)))
 
 
 class GameLiveView(PublicView):

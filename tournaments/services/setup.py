@@ -10,6 +10,7 @@ from django.db.models import Max
 
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remember
+from tournaments.limits import LEXICON_NAME_MAX, PLAYER_NAME_MAX, SERIES_MAX, TOURNAMENT_NAME_MAX
 from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament, hash_token, new_screen_key
 from tournaments.names import clean_name
 from tournaments.selectors import game_players
@@ -20,10 +21,7 @@ from .common import log, sorted_letters
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
 JOIN_CODE_LENGTH = 6
 MAX_ROUND_SECONDS = 3600
-NAME_MAX = 60  # a player's name, as the API's; long enough for "Marie-Christine Delacroix-Beaumont"
-TOURNAMENT_NAME_MAX = 200
-SERIES_MAX = 20
-LEXICON_NAME_MAX = 40
+NAME_MAX = PLAYER_NAME_MAX
 
 
 def _clean_name(value, field: str, max_length: int) -> str:

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from tournaments.errors import Conflict, NotFound, ServiceError
+from tournaments.limits import REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.versions import notify_game_changed, notify_progress
 
@@ -17,10 +18,10 @@ from .clock import round_close_if_due
 from .close import judge
 from .common import late_message, log, setting_of
 
-MAX_KEY_LENGTH = 100
-MAX_REF_LENGTH = 8  # the longest way to write a reference with spaces kept: "1 5 H"
-MAX_SCORE = 5000  # far above any real play (the best known is under 2,000)
-MAX_SEQ = 2**53 - 1  # the largest whole number a page's JavaScript holds exactly (time in ms fits)
+MAX_KEY_LENGTH = SLIP_KEY_MAX
+MAX_REF_LENGTH = REF_MAX
+MAX_SCORE = SCORE_MAX
+MAX_SEQ = SEQ_MAX
 
 
 class StaleSlip(Conflict):

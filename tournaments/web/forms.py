@@ -6,6 +6,8 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.limits import PLAYER_NAME_MAX
+
 BUILT_IN_LEXICONS = ("TWL06", "SOWPODS")
 TILESET_CHOICES = [("english", _("English (100 tiles)")), ("french", _("French (102 tiles)"))]
 RULESET_CHOICES = [
@@ -45,7 +47,7 @@ class GameForm(forms.Form):
 
 
 class PlayerForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=60)
+    name = forms.CharField(label=_("Name"), max_length=PLAYER_NAME_MAX)
     table = forms.IntegerField(label=_("Table"), required=False, min_value=1, max_value=9999)
     series = forms.CharField(label=_("Series or category"), required=False, max_length=20)
 

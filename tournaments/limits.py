@@ -1,0 +1,14 @@
+"""The bounds of every input, in one place: the API's serializers, the fast slip path, the console's forms
+and the services all read them from here, so that no two layers disagree."""
+
+PLAYER_NAME_MAX = 60  # long enough for "Marie-Christine Delacroix-Beaumont"
+TOURNAMENT_NAME_MAX = 200
+SERIES_MAX = 20
+LEXICON_NAME_MAX = 40
+SLIP_KEY_MAX = 64  # an idempotency key: a phone's or the console's random key fits with room to spare
+WORD_MAX = 15  # the board's width
+RACK_MAX = 7
+REF_MAX = 8  # a grid reference, its spaces collapsed: "1 5 H" is the longest way to write one
+SCORE_MAX = 5000  # far above any real play (the best known is under 2,000)
+SEQ_MAX = 2**53 - 1  # the largest whole number a page's JavaScript holds exactly (time in ms fits)
+TABLE_MAX = 10000
