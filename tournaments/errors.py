@@ -8,13 +8,17 @@ class ServiceError(Exception):
 
     status = 400
 
-    def __init__(self, code: str, message: str, status: int | None = None, fields: dict | None = None):
+    def __init__(self, code: str, message: str, status: int | None = None, fields: dict | None = None,
+                 params: dict | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
         if status is not None:
             self.status = status
         self.fields = fields or {}
+        # What the pages need to say the refusal in their reader's language (a table number, a slip...):
+        # they translate from ``code`` and ``params``, never by reading ``message``.
+        self.params = params or {}
 
     def as_dict(self) -> dict:
         return {"error": {"code": self.code, "message": self.message, "fields": self.fields}}

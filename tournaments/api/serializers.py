@@ -374,6 +374,11 @@ class SlipSubmitSerializer(SlipFieldsMixin):
         help_text="Arbitrator, closed round: a paper slip handed in after the end call, kept on record and paid "
         "0 (reason late).",
     )
+    choice = serializers.ChoiceField(
+        choices=["replace", "second"], required=False,
+        help_text="Arbitrator, paper slip: the player already holds a different slip (409 second_slip). "
+        "'replace': a typing correction, it replaces the held slip; 'second': a second slip, paid 0 (several_slips).",
+    )
 
 
 class SlipRequestSerializer(SlipSubmitSerializer):

@@ -6,8 +6,6 @@ state of the game and raise ServiceError, which exceptions.py turns into the con
 
 from __future__ import annotations
 
-import uuid
-
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
@@ -406,25 +404,6 @@ def slip_answer(slip: Slip, created: bool) -> dict:
     return {**slip_body(held), "replayed": True, "replaced": body}
 
 
-def paper_slip_player(game: Game, data: dict) -> Player:
-    """The player an arbitrator enters a paper slip for, named by id or by table."""
-    players = services.game_players(game)
-    if data.get("player") is not None:
-        player = players.filter(pk=data["player"]).first()
-        if player is None:
-            raise NotFound("unknown_player", f"no player {data['player']} in this game",
-                           fields={"player": ["not a player of this game"]})
-        return player
-    if data.get("table") is not None:
-        player = players.filter(table=data["table"]).order_by("id").first()
-        if player is None:
-            raise NotFound("unknown_table", f"no player at table {data['table']} in this game",
-                           fields={"table": ["no player at this table"]})
-        return player
-    raise ServiceError("player_required", "Name the player of the paper slip by \"player\" or \"table\".",
-                       fields={"player": ["required (or table)"]})
-
-
 class SlipsView(ApiView):
     """A player hands in a slip from their phone; the arbitrator enters a paper slip for a player."""
 
@@ -454,25 +433,27 @@ class SlipsView(ApiView):
         ref = checked_ref(data.get("ref"), game)
         entered_by = arbitrator(request)
         if entered_by is not None and data.get("late"):
-            player = paper_slip_player(game, data)
+            player = services.paper_player(game=game, player=data.get("player"), table=data.get("table"))
             late = services.slip_enter_late(round=round, player=player, word=data["word"], ref=ref,
                                             score=data.get("score"), actor=entered_by)
             return Response(late_body(late), status=status.HTTP_201_CREATED)
-        if entered_by is not None:
-            player = paper_slip_player(game, data)
-            key = data.get("key") or f"paper-{uuid.uuid4().hex}"
-        else:
-            player = player_of(request)
-            if data.get("player") not in (None, player.pk):
-                raise Forbidden("not_your_slip", "A player hands in their own slip only.")
-            if not data.get("key"):
-                raise ServiceError("invalid", "A slip needs a key.", fields={"key": ["This field is required."]})
-            key = data["key"]
         try:
-            slip, created = services.slip_submit(
-                round=round, player=player, word=data["word"], ref=ref, score=data.get("score"), key=key,
-                entered_by=entered_by, seq=data.get("seq"), now=received_at(request),
-            )
+            if entered_by is not None:
+                slip, created, __ = services.slip_enter_paper(
+                    round=round, player=data.get("player"), table=data.get("table"), word=data["word"], ref=ref,
+                    score=data.get("score"), key=data.get("key"), choice=data.get("choice"),
+                    actor=entered_by, seq=data.get("seq"), now=received_at(request),
+                )
+            else:
+                player = player_of(request)
+                if data.get("player") not in (None, player.pk):
+                    raise Forbidden("not_your_slip", "A player hands in their own slip only.")
+                if not data.get("key"):
+                    raise ServiceError("invalid", "A slip needs a key.", fields={"key": ["This field is required."]})
+                slip, created = services.slip_submit(
+                    round=round, player=player, word=data["word"], ref=ref, score=data.get("score"),
+                    key=data["key"], seq=data.get("seq"), now=received_at(request),
+                )
         except StaleSlip as stale:
             # The page shows what the server holds: the held slip, as a 200/201 would have answered it.
             stale.fields = {**stale.fields, "slip": slip_body(stale.held)}

@@ -17,7 +17,16 @@ from .setup import (
     player_token_reissue,
     tournament_create,
 )
-from .slips import late_slip_admit, result_override, slip_add, slip_correct, slip_enter_late, slip_submit
+from .slips import (
+    late_slip_admit,
+    paper_player,
+    result_override,
+    slip_add,
+    slip_correct,
+    slip_enter_late,
+    slip_enter_paper,
+    slip_submit,
+)
 
 __all__ = [
     "game_close_if_due",
@@ -44,6 +53,8 @@ __all__ = [
     "slip_add",
     "slip_correct",
     "slip_enter_late",
+    "slip_enter_paper",
+    "paper_player",
     "slip_submit",
     "tournament_create",
 ]

@@ -9,9 +9,11 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from engine.notation import canonical_ref
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.limits import REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
+from tournaments.selectors import game_players
 from tournaments.versions import notify_game_changed, notify_progress
 
 from .clock import round_close_if_due
@@ -114,6 +116,85 @@ def slip_submit(
         recorded = _record_late(late.round, player, word, ref, score, key, seq, now, entered_by)
         raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed",
                        fields={"late_by": recorded.late_by}) from None
+
+
+def paper_player(*, game: Game, player: int | None = None, table: int | None = None) -> Player:
+    """The player a paper slip is for, named by id or by table. A table where several players sit names no
+    one (409 ``shared_table``: the tables must be corrected first)."""
+    players = game_players(game)
+    if player is not None:
+        found = players.filter(pk=player).first()
+        if found is None:
+            raise NotFound("unknown_player", f"no player {player} in this game",
+                           fields={"player": ["not a player of this game"]}, params={"player": player})
+        return found
+    if table is None:
+        raise ServiceError("player_required", 'Name the player of the paper slip by "player" or "table".',
+                           fields={"player": ["required (or table)"]})
+    found = list(players.filter(table=table).order_by("id")[:2])
+    if not found:
+        raise NotFound("unknown_table", f"no player at table {table} in this game",
+                       fields={"table": ["no player at this table"]}, params={"table": table})
+    if len(found) > 1:
+        raise Conflict("shared_table", f"several players sit at table {table}: correct the tables",
+                       fields={"table": ["shared"]}, params={"table": table})
+    return found[0]
+
+
+def slip_text(slip: Slip) -> str:
+    """A slip as the arbitrator reads it: word, reference, score (the parts written)."""
+    ref = canonical_ref(slip.ref or "", slip.round.game.tournament.coordinates, strict=False)
+    return " ".join(part for part in (slip.word, ref, "" if slip.claimed is None else str(slip.claimed)) if part)
+
+
+def _other_slip(round: Round, player: Player, key: str, word: str, ref: str | None, score) -> Slip | None:
+    """The player's slip held in the round when the one typed differs from it (another key, another
+    content), else None."""
+    held = Slip.objects.filter(round=round, player=player, current=True).select_related("round__game__tournament").first()
+    if held is None or held.key == key:
+        return None
+    coordinates = round.game.tournament.coordinates
+    typed = (word.strip(), canonical_ref(ref or "", coordinates, strict=False), score)
+    if (held.word, canonical_ref(held.ref or "", coordinates, strict=False), held.claimed) == typed:
+        return None  # the same slip typed again
+    return held
+
+
+PAPER_CHOICES = {"replace": "typing correction", "second": "second slip: paid 0"}
+
+
+def slip_enter_paper(
+    *, round: Round, word: str, ref: str | None, score: int | None, actor, player: int | None = None,
+    table: int | None = None, key: str | None = None, choice: str | None = "", reasons: dict | None = None,
+    now: datetime | None = None, seq: int | None = None,
+) -> tuple[Slip, bool, Player]:
+    """A paper slip typed by an arbitrator, for the player named by id or table, in an open round: what the
+    API and the console both call.
+
+    A different slip already held for the player (another key, another content) is refused with 409
+    ``second_slip`` until the arbitrator says which it is (rules §4): ``choice="replace"`` (a typing
+    correction: it replaces the held one) or ``"second"`` (a second slip: paid 0, several_slips). The
+    choice is logged with the slip (``reasons`` gives its words in the arbitrator's language). With
+    ``choice=None`` nothing is asked: the newer slip replaces the held one, as a phone's newer slip does (the
+    API without a ``choice``). A slip without a key gets one of its own (``paper:``), so that the same entry
+    sent twice is written once."""
+    found = paper_player(game=round.game, player=player, table=table)
+    key = key or f"paper:{uuid.uuid4().hex}"
+    held = _other_slip(round, found, key, word, ref, score) if choice is not None else None
+    if held is not None and choice not in PAPER_CHOICES:
+        shown = slip_text(held)
+        raise Conflict("second_slip",
+                       f"table {found.table} already holds {shown}: a typing correction (replace) or a second "
+                       "slip, paid 0 (second)?",
+                       fields={"slip": [shown], "choice": ["replace or second"]},
+                       params={"table": found.table, "slip": shown})
+    reason = ""
+    if held is not None:
+        reason = (reasons or PAPER_CHOICES)[choice]
+    slip, created = slip_submit(round=round, player=found, word=word, ref=ref, score=score, key=key,
+                                entered_by=actor, several=held is not None and choice == "second", reason=reason,
+                                now=now, seq=seq)
+    return slip, created, found
 
 
 class _Late(Exception):

@@ -49,10 +49,6 @@ def player_of(game: Game, player_id: int) -> Player:
     return found
 
 
-def players_at_table(game: Game, table: int) -> list[Player]:
-    return list(game_players(game).filter(table=table)[:2])
-
-
 def current_slips(round: Round) -> dict[int, Slip]:
     """The slip that counts for each player of the round, by player id."""
     return {slip.player_id: slip for slip in Slip.objects.filter(round=round, current=True)}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -14,6 +12,7 @@ from django.views.decorators.http import require_POST
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.models import Round
+from tournaments.services.slips import slip_text
 from tournaments.web.forms import CorrectionForm, SlipEntryForm
 
 from . import queries
@@ -53,27 +52,6 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
     })
 
 
-def _other_slip(round, player, key: str, data: dict, coordinates: str):
-    """The player's slip held in the round when the one typed differs from it (another key, another
-    content), else None."""
-    from tournaments.models import Slip
-
-    held = Slip.objects.filter(round=round, player=player, current=True).first()
-    if held is None or held.key == key:
-        return None
-    typed = (data["word"].strip(), canonical_ref(data["ref"] or "", coordinates), data["score"])
-    if (held.word, canonical_ref(held.ref, coordinates), held.claimed) == typed:
-        return None  # the same slip typed again
-    return held
-
-
-def slip_text(slip) -> str:
-    """A slip as the arbitrator reads it: word, reference, score (the parts written)."""
-    ref = canonical_ref(slip.ref, slip.round.game.tournament.coordinates)
-    parts = [slip.word, ref, "" if slip.claimed is None else str(slip.claimed)]
-    return " ".join(part for part in parts if part)
-
-
 def _refusal(code: str, message: str, status: int, fields: dict | None = None) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message, "fields": fields or {}}}, status=status)
 
@@ -107,36 +85,18 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
         if round is None or (wanted and wanted != str(round.number)):
             raise ServiceError("round_changed", _("The round on this page is no longer the current one: reload."),
                                status=409)
-        players = queries.players_at_table(game, data["table"])
-        if not players:
-            raise ServiceError("unknown_table", _("No player sits at table %(table)s.") % {"table": data["table"]},
-                               status=404, fields={"table": ["unknown"]})
-        if len(players) > 1:
-            raise ServiceError("shared_table", _("Several players sit at table %(table)s: correct the tables.")
-                               % {"table": data["table"]}, status=409, fields={"table": ["shared"]})
-        player = players[0]
         if round.status == Round.Status.CLOSED:
             # A paper slip handed in before the end call but typed after the close: judged at once, logged.
+            player = services.paper_player(game=game, table=data["table"])
             slip, created = services.slip_add(
                 round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
                 reason=PAPER_AFTER_CLOSE, actor=request.user,
             ), True
         else:
-            key = data["key"] or f"console:{uuid.uuid4()}"
-            choice = request.POST.get("choice", "")
-            held = _other_slip(round, player, key, data, game.tournament.coordinates)
-            if held is not None and choice not in ("replace", "second"):
-                # On paper two different slips of one player pay 0 (§4): the arbitrator says which it is.
-                raise ServiceError(
-                    "second_slip",
-                    _("Table %(table)s already holds %(slip)s. Is this a typing correction that replaces it "
-                      "(OK), or a second slip, paid 0 (Cancel)?") % {"table": player.table, "slip": slip_text(held)},
-                    status=409, fields={"slip": [slip_text(held)]})
-            slip, created = services.slip_submit(
-                round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
-                key=key, entered_by=request.user, several=held is not None and choice == "second",
-                reason={"replace": _("typing correction"), "second": _("second slip: paid 0")}.get(choice, "")
-                if held is not None else "",
+            slip, created, player = services.slip_enter_paper(
+                round=round, table=data["table"], word=data["word"], ref=data["ref"] or None, score=data["score"],
+                key=data["key"] or None, choice=request.POST.get("choice", ""), actor=request.user,
+                reasons={"replace": _("typing correction"), "second": _("second slip: paid 0")},
             )
     except ServiceError as error:
         fields = {("table" if name == "player" else name): value for name, value in (error.fields or {}).items()}

@@ -77,6 +77,14 @@ def error_text(error: ServiceError) -> str:
     if error.code == "too_soon":
         return _("Players are still reading the results: the next rack can be drawn in %(seconds)s s.") % {
             "seconds": (error.fields or {}).get("seconds", "")}
+    params = getattr(error, "params", None) or {}
+    if error.code == "unknown_table" and "table" in params:
+        return _("No player sits at table %(table)s.") % params
+    if error.code == "shared_table" and "table" in params:
+        return _("Several players sit at table %(table)s: correct the tables.") % params
+    if error.code == "second_slip" and "slip" in params:
+        return _("Table %(table)s already holds %(slip)s. Is this a typing correction that replaces it "
+                 "(OK), or a second slip, paid 0 (Cancel)?") % params
     if error.code == "rack_valid":
         return _("This rack obeys the vowel/consonant rule: draw it as the round's rack.")
     text = known.get(error.code)
