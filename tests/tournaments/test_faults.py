@@ -457,8 +457,8 @@ def test_with_the_pool_exhausted_every_answer_is_a_success_or_a_503_with_retry_a
         h = hall(players=2)
         assert web("GET", h.url(), token=h.arbitrator).status == 200  # warm: URLs, views, lexicon loaded
         answers = []
-        for _ in range(3):  # bursts, until one overflows the pool (the first one does on any machine seen)
-            answers += burst(web, h, 30)
+        for _ in range(3):  # bursts of 100 at once, until one overflows the pool (30 at once did not always)
+            answers += burst(web, h, 100)
             if any(a.status == 503 for a in answers):
                 break
     finally:
