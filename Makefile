@@ -22,8 +22,12 @@ install: $(VENV)/.installed
 run: $(VENV)/.installed
 	$(BIN)/python manage.py rundemo --host '$(HOST)' --port '$(PORT)'
 
+# The tests run in TEST_WORKERS processes (pytest-xdist), 2 by default: each has its own test database,
+# cache keys and task queue. TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
+
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -21,3 +21,9 @@ if REQUIRE_SERVICES:
         raise env.SettingError("DATABASE_URL", os.environ.get("DATABASE_URL", ""), "a postgres:// URL in CI")
     if not BROKER.redis_url:
         raise env.SettingError("REDIS_URL", os.environ.get("REDIS_URL", ""), "a redis:// URL in CI")
+
+# Tests run in parallel (pytest -n) share one Redis: each test process, and the workers it starts (they
+# inherit PYTEST_XDIST_WORKER), queue and consume tasks on a queue of their own, so that a worker started
+# for one process's database never takes another's tasks.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    CELERY_TASK_DEFAULT_QUEUE = f"celery-{os.environ['PYTEST_XDIST_WORKER']}"

@@ -12,10 +12,10 @@ from rest_framework.test import APIClient
 from tournaments.models import Game, Round, Slip, Tournament
 from tournaments.security import issue_api_token
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import assert_error, bearer_client, expect
+from .api_support import assert_error, bearer_client, expect
 
-pytestmark = pytest.mark.django_db
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 
 def open_round(game) -> None:

@@ -18,8 +18,10 @@ from rest_framework.test import APIClient
 from tournaments.api import fast
 from tournaments.models import Game, LateSlip, LogEntry, Player, Round, Slip, Tournament
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import assert_error, expect
+from .api_support import assert_error, expect
+
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = pytest.mark.usefixtures("isolated_cache")
 
 MODELS = (Tournament, Game, Player, Round, Slip, LateSlip, LogEntry)
 SLIP = {"word": "TARES", "ref": "H4", "score": 12, "key": "k1"}

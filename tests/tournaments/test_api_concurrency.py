@@ -11,10 +11,10 @@ from rest_framework.test import APIClient
 from tournaments.models import LogEntry, Result, Round, Slip
 from tournaments.security import issue_api_token
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import bearer_client, expect
+from .api_support import bearer_client, expect
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_cache")]
 
 
 def race(calls) -> list:

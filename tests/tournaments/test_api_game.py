@@ -26,11 +26,11 @@ from engine.rules import rules_preset
 from engine.tiles import load_tileset
 from tournaments.models import LogEntry, Slip
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import expect
+from .api_support import expect
 from .game_support import misplaced_ref
 
-pytestmark = pytest.mark.django_db
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 TYPED_RACK = "EIRST?A"
 SOLO_MIN_PLAYERS = 3  # so that the solo rule applies with three players

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import expect
+from .api_support import expect
 
-pytestmark = pytest.mark.django_db(transaction=True)  # the version is bumped when a change commits
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_cache")]  # the version is bumped when a change commits
 
 
 def test_live_polls_hit_the_database_once_per_change(api_game, django_assert_num_queries):

@@ -19,10 +19,10 @@ from rest_framework.test import APIClient
 
 from tournaments.models import Tournament
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import assert_error, expect
+from .api_support import assert_error, expect
 
-pytestmark = pytest.mark.django_db
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 PASSWORD = "secret-password"  # the arbitrator fixture's
 

@@ -17,8 +17,7 @@ import pytest
 from tournaments.exports.cells import text_cell
 from tournaments.sheets.typefaces import SANS, SANS_BOLD, glyphs, printable
 
-from .test_sheets_support import *  # noqa: F403
-from .test_sheets_support import ZOE, pdf_text, play_game
+from .sheets_support import ZOE, pdf_text, play_game
 
 pytestmark = pytest.mark.django_db
 

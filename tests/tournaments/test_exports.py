@@ -14,8 +14,7 @@ from tournaments.errors import ServiceError
 from tournaments.exports import export_record, restore_record, results_file, standings_csv, to_latin1
 from tournaments.models import Game, LogEntry, Round, Tournament
 
-from .test_sheets_support import *  # noqa: F403
-from .test_sheets_support import ANNA, JEAN, LUKASZ, PAUL, ZOE, play_game
+from .sheets_support import ANNA, JEAN, LUKASZ, PAUL, ZOE, play_game
 
 COMPARED = ("rank", "name", "table", "series", "total", "diff", "percent", "tops", "solos", "warnings", "penalties")
 

@@ -13,10 +13,10 @@ from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import LateSlip, LogEntry, Result, Round
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import expect
+from .api_support import expect
 
-pytestmark = pytest.mark.django_db
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 TOP = {"word": "MELANIC", "ref": "H4", "score": 78}
 

@@ -17,7 +17,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from .conftest_api import assert_error
+from .api_support import assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -11,10 +11,10 @@ import pytest
 from tournaments.models import Player, Tournament
 from tournaments.names import clean_name
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import assert_error, expect
+from .api_support import assert_error, expect
 
-pytestmark = pytest.mark.django_db
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 HOSTILE = [
     ("live\u202egpj.exe", "livegpj.exe"),  # right-to-left override: would display as "liveexe.jpg"

@@ -17,10 +17,10 @@ import pytest
 from tournaments.models import Game, Player
 from tournaments.services import player_join, player_register
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import expect
+from .api_support import expect
 
-pytestmark = pytest.mark.django_db
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 ALPHABET = string.ascii_letters + string.digits + "-_"  # URL-safe base64
 

@@ -24,8 +24,7 @@ from tournaments.sheets.record import render_record
 from tournaments.sheets.scoresheet import render_scoresheet, render_scoresheets
 from tournaments.sheets.standings import render_standings
 
-from .test_sheets_support import *  # noqa: F403
-from .test_sheets_support import ANNA, JEAN, LUKASZ, PAUL, ZOE, pdf_pages, pdf_text, screenshot
+from .sheets_support import ANNA, JEAN, LUKASZ, PAUL, ZOE, pdf_pages, pdf_text, screenshot
 
 HEADER = Header(tournament="Coupe d'Automne", game="Game 3", date="2026-11-21", lexicon="TWL06",
                 lexicon_sha256="0123456789abcdef" * 4, ruleset="fisf")
@@ -287,7 +286,7 @@ def test_unknown_game_and_player_are_404_in_the_error_shape(played_game, arbitra
 
 
 def test_tournament_standings_pdf_adds_up_two_games(sheets_tournament, arbitrator, arbitrator_client, tmp_path):
-    from .test_sheets_support import play_game
+    from .sheets_support import play_game
 
     play_game(sheets_tournament, arbitrator, seed=7, rounds=2)
     play_game(sheets_tournament, arbitrator, seed=8, rounds=2)
@@ -317,7 +316,7 @@ def test_a_game_not_started_yet_still_prints(make_game, make_player, arbitrator_
 
 
 def test_sheets_of_a_rows_numbers_event_use_its_references(make_tournament, arbitrator, tmp_path):
-    from .test_sheets_support import play_game
+    from .sheets_support import play_game
 
     tournament = make_tournament(name="GCG club", coordinates="rows-numbers")
     played = play_game(tournament, arbitrator, rounds=2)

@@ -12,10 +12,10 @@ from tournaments.errors import ServiceError
 from tournaments.models import LogEntry, Result, Slip
 from tournaments.services.slips import MAX_SEQ, StaleSlip
 
-from .conftest_api import *  # noqa: F403
-from .conftest_api import assert_error, expect
+from .api_support import assert_error, expect
 
-pytestmark = pytest.mark.django_db
+# Each test with cache keys of its own (throttle counters, live versions).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 SLIP_A = {"word": "HELLO", "ref": "H4", "score": 10}  # made first, its request held up on the network
 SLIP_B = {"word": "WORLD", "ref": "8H", "score": 12}  # made second, arrives first

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
 from django.utils import timezone
 
 from engine.board import Board
@@ -127,13 +126,3 @@ def play_game(tournament, arbitrator, *, seed: int = 7, rounds: int = ROUNDS, en
         services.game_end(game=game, actor=arbitrator)
     game.refresh_from_db()
     return played
-
-
-@pytest.fixture
-def sheets_tournament(make_tournament, arbitrator):
-    return make_tournament(name="Open de Vichy — Festival", solo_min_players=3, created_by=arbitrator)
-
-
-@pytest.fixture
-def played_game(sheets_tournament, arbitrator) -> PlayedGame:
-    return play_game(sheets_tournament, arbitrator)

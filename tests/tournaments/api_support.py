@@ -1,17 +1,11 @@
-"""Fixtures of the API tests (imported by tests/tournaments/test_api*.py): games set up through HTTP."""
+"""What the API tests share: seats and games set up through HTTP (the ``api_game`` fixture is in conftest.py),
+and the checks of an answer's status and error shape."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pytest
 from rest_framework.test import APIClient
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache(isolated_cache):
-    """Every API test runs with its own cache keys (see tests/conftest.py)."""
-    return isolated_cache
 
 
 @dataclass
@@ -61,23 +55,3 @@ def assert_error(response, status: int, code: str | None = None) -> dict:
     if code is not None:
         assert error["code"] == code, error
     return error
-
-
-@pytest.fixture
-def api_game(arbitrator_client):
-    """``api_game(players=3, seed=7, **tournament)``: a tournament, a game and registered players, all by HTTP."""
-
-    def make(players: int = 3, seed: int = 7, **tournament) -> ApiGame:
-        body = {"name": "Club night", **tournament}
-        t = expect(arbitrator_client.post("/api/tournaments", body, format="json"), 201)
-        g = expect(arbitrator_client.post(f"/api/tournaments/{t['id']}/games", {"seed": seed}, format="json"), 201)
-        game = ApiGame(tournament_id=t["id"], id=g["id"], join_code=g["join_code"], arbitrator=arbitrator_client)
-        for i in range(players):
-            name, table = f"Player {chr(ord('A') + i)}", i + 1
-            p = expect(
-                arbitrator_client.post(game.url("/players"), {"name": name, "table": table}, format="json"), 201
-            )
-            game.players.append(PlayerSeat(p["id"], name, table, p["token"], bearer_client(p["token"])))
-        return game
-
-    return make
