@@ -136,6 +136,12 @@ class Game(models.Model):
         return f"{self.tournament} — game {self.number}"
 
 
+class PlayerQuerySet(models.QuerySet):
+    def in_game(self, game: Game) -> PlayerQuerySet:
+        """Every player taking part in ``game``: registered in it or in an earlier game of its tournament."""
+        return self.filter(tournament_id=game.tournament_id, first_game__number__lte=game.number).order_by("id")
+
+
 class Player(models.Model):
     """A player of a tournament: plays the game they registered in and the tournament's later games."""
 
@@ -148,6 +154,8 @@ class Player(models.Model):
     # Rounds of first_game already closed when the player arrived: scored 0 (§6.2).
     arrival_round = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PlayerQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]

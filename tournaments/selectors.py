@@ -21,11 +21,6 @@ from tournaments.versions import game_version, live_key
 NOT_PLAYED = ("no_slip", "absent")
 
 
-def game_players(game: Game):
-    """Every player taking part in the game: registered in it or in an earlier game of the tournament."""
-    return Player.objects.filter(tournament_id=game.tournament_id, first_game__number__lte=game.number).order_by("id")
-
-
 def player_for_token(*, game_id: int, token: str) -> Player | None:
     """The player a bearer token belongs to, if that player takes part in this game."""
     if not token or not isinstance(token, str) or len(token) > 200:
@@ -136,7 +131,7 @@ def game_state(*, game: Game) -> dict:
         "tileset": tournament.tileset,
         "ruleset": tournament.ruleset,
         "round_seconds": tournament.round_seconds,
-        "players": game_players(game).count(),
+        "players": Player.objects.in_game(game).count(),
         "version": game_version(game.pk),
         "server_time": timezone.now().isoformat(),
     }
@@ -265,12 +260,12 @@ def round_counts(*, round: Round) -> dict:
     """How many slips are in, out of how many players: two counts, no rows (the live snapshot is built
     again at every first slip of a player, a hundred times a second at a festival's deadline)."""
     received = Slip.objects.filter(round=round, current=True).count()
-    return {"received": received, "players": game_players(round.game).count()}
+    return {"received": received, "players": Player.objects.in_game(round.game).count()}
 
 
 def round_progress(*, round: Round) -> dict:
     """How many slips are in and who is missing, never their content."""
-    players = list(game_players(round.game))
+    players = list(Player.objects.in_game(round.game))
     with_slip = set(Slip.objects.filter(round=round, current=True).values_list("player_id", flat=True))
     missing = [{"id": p.pk, "name": p.name, "table": p.table} for p in players if p.pk not in with_slip]
     return {"received": len(with_slip), "players": len(players), "missing": missing}
@@ -281,7 +276,7 @@ def game_progress(*, game: Game) -> dict:
     and deadline, how many slips are in and who is missing."""
     round = current_round(game)
     if round is None:
-        players = list(game_players(game))
+        players = list(Player.objects.in_game(game))
         counts = {"received": 0, "players": len(players),
                   "missing": [{"id": p.pk, "name": p.name, "table": p.table} for p in players]}
     else:
@@ -311,7 +306,7 @@ def _game_table(game: Game) -> dict:
     from engine.tally import count_solos, solo_bonuses, warning_deduction
 
     rules = game.tournament.rules
-    players = list(game_players(game).only("id", "name", "table", "series"))
+    players = list(Player.objects.in_game(game).only("id", "name", "table", "series"))
     rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number")
                   .only("id", "number", "top_score"))
     paid: dict[int, dict[int, _Paid]] = {r.pk: {} for r in rounds}

@@ -103,7 +103,7 @@ def test_a_player_of_a_tournament_plays_its_later_games(make_game, make_player):
     player, token = make_player(first, "Ann")
     second = services.game_create(tournament=first.tournament)
     assert selectors.player_for_token(game_id=second.pk, token=token) == player
-    assert [p.pk for p in services.game_players(second)] == [player.pk]
+    assert [p.pk for p in Player.objects.in_game(second)] == [player.pk]
 
 
 def test_join_with_a_code_in_any_case(game):
@@ -454,7 +454,7 @@ def test_the_demo_has_a_game_ready_to_play_and_is_created_once():
     lines = create_demo()
     game = Game.objects.get()
     assert game.status == Game.Status.READY and game.tournament.created_by.username == DEMO_USERNAME
-    assert sorted(p.name for p in services.game_players(game)) == sorted(name for name, _ in DEMO_PLAYERS)
+    assert sorted(p.name for p in Player.objects.in_game(game)) == sorted(name for name, _ in DEMO_PLAYERS)
     assert any(game.join_code in line for line in lines)
     create_demo()
     assert Game.objects.count() == 1 and Player.objects.count() == len(DEMO_PLAYERS)

@@ -13,8 +13,7 @@ from django.utils import timezone
 
 from tournaments import selectors
 from tournaments.formats import brief, iso
-from tournaments.models import Game, LogEntry, Result, Round, Slip
-from tournaments.services import game_players
+from tournaments.models import Game, LogEntry, Player, Result, Round, Slip
 
 RECORD_FORMAT = "duplicate-arbiter/game-record"
 RECORD_VERSION = 1
@@ -23,7 +22,7 @@ CORRECTION_KEY = "correction:"
 
 def _players(game: Game) -> list[dict]:
     rows = []
-    for player in game_players(game).select_related("first_game"):
+    for player in Player.objects.in_game(game).select_related("first_game"):
         arrived_here = player.first_game_id == game.pk
         rows.append(
             {

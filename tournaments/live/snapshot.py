@@ -17,9 +17,9 @@ from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 from tournaments import selectors
-from tournaments.models import Game, LogEntry, Result, Round
+from tournaments.models import Game, LogEntry, Player, Result, Round
 from tournaments.selectors import overdue
-from tournaments.services import game_close_if_due, game_players
+from tournaments.services import game_close_if_due
 from tournaments.versions import bump, cache_available, game_version, live_key, progress_mark
 
 SNAPSHOT_TIMEOUT = 600
@@ -92,7 +92,7 @@ def _scores_signature(game) -> str:
     arrive it does not move, so the standings are not computed again for every slip."""
 
 
-    players = game_players(game).aggregate(n=Count("id"), last=Max("id"))
+    players = Player.objects.in_game(game).aggregate(n=Count("id"), last=Max("id"))
     closed = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number")
                   .values_list("id", "top_score", "master"))
     results = Result.objects.filter(round__game=game, round__status=Round.Status.CLOSED).aggregate(

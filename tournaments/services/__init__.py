@@ -8,7 +8,6 @@ from .close import game_end, judge, round_choose_master, round_close
 from .draw import rack_reject, round_compute_tops, round_draw
 from .setup import (
     game_create,
-    game_players,
     game_screen_key_renew,
     hash_token,
     lexicon_import,
@@ -32,7 +31,6 @@ __all__ = [
     "game_close_if_due",
     "game_create",
     "game_end",
-    "game_players",
     "game_screen_key_renew",
     "hash_token",
     "judge",

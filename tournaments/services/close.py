@@ -16,7 +16,7 @@ from engine.judging import judge_slip, zero
 from engine.notation import RefError, parse_ref
 from tournaments.errors import Conflict, ServiceError
 from tournaments.formats import brief
-from tournaments.models import Game, LateSlip, Result, Round, Slip
+from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.versions import notify_game_changed
 
 from .common import (
@@ -30,7 +30,6 @@ from .common import (
     tiles_left,
 )
 from .draw import round_compute_tops
-from .setup import game_players
 
 logger = logging.getLogger(__name__)
 
@@ -123,7 +122,7 @@ def _judge_all(game: Game, round: Round) -> None:
     already = set(Result.objects.filter(round=round).values_list("player_id", flat=True))
     results = []
     judged: dict[tuple, object] = {}
-    for player in game_players(game).only("pk"):
+    for player in Player.objects.in_game(game).only("pk"):
         if player.pk in already:  # arrived after the close started: written as absent
             continue
         slip = slips.get(player.pk)

@@ -13,7 +13,6 @@ from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remem
 from tournaments.limits import LEXICON_NAME_MAX, PLAYER_NAME_MAX, SERIES_MAX, TOURNAMENT_NAME_MAX
 from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament, hash_token, new_screen_key
 from tournaments.names import clean_name
-from tournaments.selectors import game_players
 from tournaments.versions import game_created, notify_game_changed
 
 from .common import log, sorted_letters
@@ -170,7 +169,7 @@ def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:
 
     The earlier token stops working; only the new token's hash is kept, and the change is logged.
     """
-    if not game_players(game).filter(pk=player.pk).exists():
+    if not Player.objects.in_game(game).filter(pk=player.pk).exists():
         raise NotFound("unknown_player", "no such player in this game", fields={"player": ["unknown"]})
     token = secrets.token_urlsafe(32)
     with transaction.atomic():

@@ -13,7 +13,6 @@ from engine.notation import canonical_ref
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.limits import REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
-from tournaments.selectors import game_players
 from tournaments.versions import notify_game_changed, notify_progress
 
 from .clock import round_close_if_due
@@ -121,7 +120,7 @@ def slip_submit(
 def paper_player(*, game: Game, player: int | None = None, table: int | None = None) -> Player:
     """The player a paper slip is for, named by id or by table. A table where several players sit names no
     one (409 ``shared_table``: the tables must be corrected first)."""
-    players = game_players(game)
+    players = Player.objects.in_game(game)
     if player is not None:
         found = players.filter(pk=player).first()
         if found is None:

@@ -7,7 +7,6 @@ from django.utils import timezone
 from engine import notation
 from tournaments import selectors
 from tournaments.models import Game, Player, Round, Tournament
-from tournaments.services import game_players
 
 from .data import GameRecord, Header, RecordRound, Scoresheet, ScoresheetRound, StandingRow, Standings
 
@@ -147,7 +146,7 @@ def scoresheets_for(game: Game) -> list[Scoresheet]:
     header = header_for(game.tournament, game)
     racks = _racks(game)
     players = sorted(
-        game_players(game), key=lambda p: (p.table is None, p.table or 0, p.name.casefold(), p.pk)
+        Player.objects.in_game(game), key=lambda p: (p.table is None, p.table or 0, p.name.casefold(), p.pk)
     )
     return [_scoresheet(game, p, header, standings.get(p.pk), len(standings), racks) for p in players]
 

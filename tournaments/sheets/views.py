@@ -22,8 +22,7 @@ from tournaments.api.permissions import IsArbitrator
 from tournaments.api.serializers import ErrorSerializer
 from tournaments.errors import NotFound, ServiceError
 from tournaments.exports import export_record, restore_record, results_file, standings_csv
-from tournaments.models import Game, Tournament
-from tournaments.services import game_players
+from tournaments.models import Game, Player, Tournament
 
 from . import sources
 from .record import render_record
@@ -144,7 +143,7 @@ class PlayerScoresheetPdfView(ArbitratorFileView):
     @_file_schema("player_scoresheet_pdf", "application/pdf", "One player's scoresheet")
     def get(self, request, game_id: int, player_id: int):
         game = _game(game_id)
-        player = game_players(game).filter(pk=player_id).first()
+        player = Player.objects.in_game(game).filter(pk=player_id).first()
         if player is None:
             raise NotFound("not_found", f"no player {player_id} in game {game.pk}")
         sheet = sources.scoresheet_for(game, player)
@@ -224,7 +223,7 @@ class RecordImportView(APIView):
                 "number": game.number,
                 "status": game.status,
                 "rounds": game.rounds.filter(status="closed").count(),
-                "players": game_players(game).count(),
+                "players": Player.objects.in_game(game).count(),
             },
             status=201,
         )

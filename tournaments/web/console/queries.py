@@ -6,7 +6,6 @@ from django.db.models import Count
 from django.http import Http404
 
 from tournaments.models import Game, Lexicon, LogEntry, Player, Round, Slip, Tournament
-from tournaments.services import game_players
 
 
 def tournaments():
@@ -39,11 +38,11 @@ def round_of(game: Game, number: int) -> Round:
 
 
 def players_of(game: Game) -> list[Player]:
-    return list(game_players(game).order_by("table", "name", "id"))
+    return list(Player.objects.in_game(game).order_by("table", "name", "id"))
 
 
 def player_of(game: Game, player_id: int) -> Player:
-    found = game_players(game).filter(pk=player_id).first()
+    found = Player.objects.in_game(game).filter(pk=player_id).first()
     if found is None:
         raise Http404
     return found
