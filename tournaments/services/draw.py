@@ -121,7 +121,8 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
             round_id = round.pk
             transaction.on_commit(lambda: _schedule_tops(round_id))
     if over:
-        raise Conflict("game_over", "the letters left cannot make a valid rack: the game is over")
+        raise Conflict("game_over", "the letters left cannot make a valid rack: the game is over",
+                       params={"why": "no_valid_rack"})
     return round
 
 
@@ -131,7 +132,7 @@ def _rack_refused(error) -> ServiceError:
     (``not_in_bag``, ``wrong_size``, ``missing_kept``, ``too_few_vowels``...) conflicts with the state of
     the game (409): the same letters are fine in another game or at another point of this one."""
     error_class = ServiceError if error.code == "bad_letters" else Conflict
-    return error_class(error.code, error.message, fields={"rack": [error.message]})
+    return error_class(error.code, error.message, fields={"rack": [error.message]}, params=error.params)
 
 
 def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from django.utils.translation import gettext as _
 
 from engine import notation
@@ -27,36 +25,25 @@ def outcome_text(outcome: str) -> str:
     return {"ok": _("OK"), "warning": _("Warning"), "penalty": _("Penalty"), "zero": _("Zero")}.get(outcome, outcome)
 
 
-RACK_REFUSALS = (
-    ("wrong_size", re.compile(r"^(?P<rack>.+?): the rack must have (?P<size>\d+) letters, not (?P<count>\d+)$")),
-    ("missing_kept", re.compile(r"^(?P<rack>\S+): the kept letters (?P<kept>\S+) are missing$")),
-    ("not_in_bag", re.compile(r"^(?P<rack>\S+): (?P<letters>\S+) not in the bag$")),
-    ("too_few_vowels", re.compile(
-        r"^(?P<rack>\S+): at least (?P<vowels>\d+) vowels and (?P<consonants>\d+) consonants are needed$")),
-    ("too_few_vowels", re.compile(r"^(?P<rack>\S+): at least (?P<vowels>\d+) vowels are needed$")),
-    ("too_few_consonants", re.compile(r"^(?P<rack>\S+): at least (?P<consonants>\d+) consonants are needed$")),
-)
-
-
-def rack_refusal_text(code: str, message: str) -> str | None:
-    """A refused typed rack in the arbitrator's language, with the letters and numbers the engine named."""
-    for known, pattern in RACK_REFUSALS:
-        match = pattern.match(message) if known == code else None
-        if match is None:
-            continue
-        parts = match.groupdict()
-        if code == "wrong_size":
-            return _("%(rack)s: the rack must have %(size)s letters, not %(count)s") % parts
-        if code == "missing_kept":
-            return _("%(rack)s: the kept letters %(kept)s are missing") % parts
-        if code == "not_in_bag":
-            return _("%(rack)s: %(letters)s not in the bag") % parts
-        if "vowels" in parts and "consonants" in parts:
-            return _("%(rack)s: at least %(vowels)s vowels and %(consonants)s consonants are needed") % parts
-        if "vowels" in parts:
-            return _("%(rack)s: at least %(vowels)s vowels are needed") % parts
-        return _("%(rack)s: at least %(consonants)s consonants are needed") % parts
-    return None
+def rack_refusal_text(code: str, params: dict) -> str | None:
+    """A refused typed rack in the arbitrator's language, with the letters and numbers the engine named
+    (the refusal's ``params``)."""
+    if "rack" not in params:
+        return None
+    parts = {**params, "rack": params["rack"] or "—"}
+    if code == "wrong_size":
+        return _("%(rack)s: the rack must have %(size)s letters, not %(count)s") % parts
+    if code == "missing_kept":
+        return _("%(rack)s: the kept letters %(kept)s are missing") % parts
+    if code == "not_in_bag":
+        return _("%(rack)s: %(letters)s not in the bag") % parts
+    if code not in ("too_few_vowels", "too_few_consonants"):
+        return None
+    if "vowels" in parts and "consonants" in parts:
+        return _("%(rack)s: at least %(vowels)s vowels and %(consonants)s consonants are needed") % parts
+    if "vowels" in parts:
+        return _("%(rack)s: at least %(vowels)s vowels are needed") % parts
+    return _("%(rack)s: at least %(consonants)s consonants are needed") % parts
 
 
 def error_text(error: ServiceError) -> str:
@@ -89,8 +76,8 @@ def error_text(error: ServiceError) -> str:
         return _("This rack obeys the vowel/consonant rule: draw it as the round's rack.")
     text = known.get(error.code)
     if text is None:
-        return rack_refusal_text(error.code, error.message) or error.message
-    if error.code == "game_over" and error.message and "valid rack" in error.message:
+        return rack_refusal_text(error.code, params) or error.message
+    if error.code == "game_over" and params.get("why") == "no_valid_rack":
         return _("The letters left cannot make a valid rack: the game is over.")
     return text
 
