@@ -16,6 +16,16 @@ _lock = threading.Lock()
 _cache: dict[str, object] = {}
 
 
+def word_list_lines(raw: bytes) -> list[str]:
+    """A word list file's lines, read as UTF-8 (Latin-1 when that fails), blank lines dropped: how the
+    console's upload and ``manage.py importlexicon`` both read a club's file."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
 def cache_dir() -> str:
     return str(settings.LEXICON_CACHE_DIR)
 

@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.lexicons import word_list_lines
 from tournaments.limits import PLAYER_NAME_MAX
 
 BUILT_IN_LEXICONS = ("TWL06", "SOWPODS")
@@ -120,12 +121,7 @@ class LexiconImportForm(forms.Form):
 
     def words(self) -> list[str]:
         """The uploaded list's lines, read as UTF-8 (Latin-1 when that fails), blank lines dropped."""
-        raw = self.cleaned_data["file"].read()
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = raw.decode("latin-1")
-        return [line.strip() for line in text.splitlines() if line.strip()]
+        return word_list_lines(self.cleaned_data["file"].read())
 
 
 class PlayerListForm(forms.Form):
