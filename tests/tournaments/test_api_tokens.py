@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 
 from tournaments.models import Tournament
 
-from .api_support import assert_error, expect
+from .api_support import asgi_post, assert_error, expect
 
 # Each test with cache keys of its own (throttle counters, live versions).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
@@ -239,36 +239,6 @@ def test_the_token_pages_speak_french(arbitrator):
     assert Tournament.objects.count() == 0
 
 
-def asgi_post(path: str, body: dict, authorization: str) -> tuple[int, dict]:
-    """POST through arbiter.asgi.application, as uvicorn hands a request over (the slips' fast path first)."""
-    import asyncio
-    import json
-
-    from arbiter.asgi import application
-
-    content = json.dumps(body).encode()
-    headers = [(b"host", b"localhost"), (b"content-type", b"application/json"),
-               (b"content-length", str(len(content)).encode()), (b"authorization", authorization.encode())]
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": headers, "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80)}
-    sent: list[dict] = []
-    received: list[int] = []
-
-    async def receive():
-        received.append(1)
-        if len(received) == 1:
-            return {"type": "http.request", "body": content, "more_body": False}
-        await asyncio.sleep(30)
-        return {"type": "http.disconnect"}
-
-    async def send(message):
-        sent.append(message)
-
-    asyncio.run(application(scope, receive, send))
-    return sent[0]["status"], json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_revoked_token_is_refused_on_the_served_application_slip_path(arbitrator, make_game, make_player,
                                                                         settings):
@@ -281,8 +251,8 @@ def test_a_revoked_token_is_refused_on_the_served_application_slip_path(arbitrat
     token, _ = security.issue_api_token(arbitrator)
     path = f"/api/games/{game.pk}/rounds/1/slips"
     slip = {"player": player.pk, "word": "TARES", "ref": "H4", "score": 12, "key": "paper-1"}
-    status, body = asgi_post(path, slip, f"Token {token}")
+    status, _, body = asgi_post(path, slip, f"Token {token}")
     assert status == 201, body
     security.revoke_api_tokens(arbitrator)
-    status, body = asgi_post(path, {**slip, "key": "paper-2"}, f"Token {token}")
+    status, _, body = asgi_post(path, {**slip, "key": "paper-2"}, f"Token {token}")
     assert status == 401 and body["error"]["code"] == "authentication_failed"

@@ -4,8 +4,6 @@ to Django and is answered exactly as before."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 from datetime import timedelta
 from types import SimpleNamespace
 
@@ -16,6 +14,8 @@ from tournaments import services
 from tournaments.api import fast
 from tournaments.models import Result, Slip
 
+from .api_support import asgi_post
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RACK = "ACEILMN"
@@ -23,36 +23,8 @@ TOP = {"word": "MELANIC", "ref": "H4", "score": 78}
 
 
 def post(path: str, body, token: str | None = None, host: bytes = b"localhost", raw: bytes | None = None):
-    """POST through arbiter.asgi.application: (status, headers, JSON body)."""
-    from arbiter.asgi import application
-
-    content = raw if raw is not None else json.dumps(body).encode()
-    headers = [(b"host", host), (b"content-type", b"application/json"),
-               (b"content-length", str(len(content)).encode())]
-    if token:
-        headers.append((b"authorization", f"Bearer {token}".encode()))
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": headers, "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80)}
-    sent: list[dict] = []
-    calls: list[int] = []
-
-    async def receive():
-        calls.append(1)
-        if len(calls) == 1:
-            return {"type": "http.request", "body": content, "more_body": False}
-        await asyncio.sleep(30)
-        return {"type": "http.disconnect"}
-
-    async def send(message):
-        sent.append(message)
-
-    asyncio.run(application(scope, receive, send))
-    start = sent[0]
-    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
-    is_json = headers.get("content-type", "").startswith("application/json")
-    return start["status"], headers, json.loads(body) if body and is_json else body
+    """POST a player's slip through arbiter.asgi.application: (status, headers, JSON body)."""
+    return asgi_post(path, body, f"Bearer {token}" if token else None, host=host, raw=raw)
 
 
 @pytest.fixture
