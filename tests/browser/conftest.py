@@ -40,6 +40,23 @@ def _unavailable(reason: str):
 # Per module, not per session: Playwright's sync API keeps an event loop running in the test thread while
 # it is started, and tests of other folders that run asyncio themselves (or call async views through the
 # test client) must not find one.
+@pytest.fixture
+def cleared_cache():
+    """The cache emptied before and after the test (the console's pages read live versions from it)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def console_arbitrator(django_user_model, request):
+    """A staff user "arbitre" whose password is the test module's PASSWORD (the test logs in with it)."""
+    return django_user_model.objects.create_user(username="arbitre", password=request.module.PASSWORD,
+                                                 is_staff=True)
+
+
 @pytest.fixture(scope="module")
 def chromium():
     try:

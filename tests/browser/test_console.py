@@ -9,7 +9,7 @@ import pytest
 
 from .support import wait_for
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-console-1"
 RACK = "AEINRST"
@@ -17,18 +17,9 @@ WORDS = [("RETAINS", "H2"), ("NASTIER", "H3"), ("STAINER", "H4"), ("RETINAS", "H
          ("RATINES", "H7"), ("STEARIN", "H8"), ("TRAIN", "H6"), ("STAIN", "H4"), ("RAIN", "H5")]
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
-
-
 @pytest.fixture
-def arbitrator(django_user_model):
-    return django_user_model.objects.create_user(username="arbitre", password=PASSWORD, is_staff=True)
+def arbitrator(console_arbitrator):
+    return console_arbitrator
 
 
 def log_in(page, username: str = "arbitre"):

@@ -10,24 +10,15 @@ import pytest
 
 from .support import wait_for
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-console-live"
 RACK = "AEINRST"
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
-
-
 @pytest.fixture
-def arbitrator(django_user_model):
-    return django_user_model.objects.create_user(username="arbitre", password=PASSWORD, is_staff=True)
+def arbitrator(console_arbitrator):
+    return console_arbitrator
 
 
 def log_in(page):
