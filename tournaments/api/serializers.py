@@ -29,10 +29,6 @@ from tournaments.limits import (
     WORD_MAX,
 )
 
-NAME_MAX = PLAYER_NAME_MAX
-KEY_MAX = SLIP_KEY_MAX
-MAX_SCORE = SCORE_MAX
-
 _WORD = re.compile(r"[A-Za-z]+")
 _RACK = re.compile(r"[A-Z?]+")
 
@@ -302,14 +298,14 @@ class GameCreateSerializer(serializers.Serializer):
 
 
 class PlayerRegisterSerializer(serializers.Serializer):
-    name = StrictCharField(max_length=NAME_MAX, visible=True)
+    name = StrictCharField(max_length=PLAYER_NAME_MAX, visible=True)
     table = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=TABLE_MAX)
     series = StrictCharField(required=False, allow_blank=True, max_length=SERIES_MAX, default="")
 
 
 class JoinSerializer(serializers.Serializer):
     join_code = StrictCharField(max_length=12)
-    name = StrictCharField(max_length=NAME_MAX, visible=True)
+    name = StrictCharField(max_length=PLAYER_NAME_MAX, visible=True)
 
 
 class RoundDrawSerializer(serializers.Serializer):
@@ -349,14 +345,14 @@ class SlipFieldsMixin(serializers.Serializer):
     word = StrictCharField(max_length=WORD_MAX * 4, trim_whitespace=True, pattern=WORD_PATTERN)
     ref = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=REF_MAX, default="",
                           pattern=REF_PATTERN)
-    score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_SCORE, default=None)
+    score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=SCORE_MAX, default=None)
 
     def validate_word(self, value: str) -> str:
         return check_word(value)
 
 
 class SlipSubmitSerializer(SlipFieldsMixin):
-    key = StrictCharField(max_length=KEY_MAX, required=False, help_text="Idempotency key of this slip.")
+    key = StrictCharField(max_length=SLIP_KEY_MAX, required=False, help_text="Idempotency key of this slip.")
     seq = StrictIntegerField(
         required=False, allow_null=True, min_value=0, max_value=2**53 - 1, default=None,
         help_text="The order in which the device made its slips (e.g. its time in milliseconds); compared only "
@@ -385,7 +381,7 @@ class SlipRequestSerializer(SlipSubmitSerializer):
     """The slip request as the schema shows it: a phone always sends its key."""
 
     key = StrictCharField(
-        max_length=KEY_MAX,
+        max_length=SLIP_KEY_MAX,
         help_text="Idempotency key of this slip: the same key again answers the slip held (nothing duplicated). "
         "Required from a phone; an arbitrator's paper slip may leave it out (a key is made).",
     )
@@ -406,7 +402,7 @@ class MasterSerializer(serializers.Serializer):
 class CorrectionSerializer(serializers.Serializer):
     word = StrictCharField(required=False, max_length=WORD_MAX * 4, pattern=WORD_PATTERN)
     ref = StrictCharField(required=False, allow_blank=True, max_length=REF_MAX, pattern=REF_PATTERN)
-    score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_SCORE)
+    score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=SCORE_MAX)
     reason = StrictCharField(max_length=500)
 
     def validate_word(self, value: str) -> str:

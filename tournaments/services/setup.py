@@ -20,7 +20,6 @@ from .common import log, sorted_letters
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
 JOIN_CODE_LENGTH = 6
 MAX_ROUND_SECONDS = 3600
-NAME_MAX = PLAYER_NAME_MAX
 
 
 def _clean_name(value, field: str, max_length: int) -> str:
@@ -130,7 +129,7 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
 
     A player arriving after some rounds closed scores 0 for them (§6.2): their results are written now.
     """
-    name = _clean_name(name, "name", NAME_MAX)
+    name = _clean_name(name, "name", PLAYER_NAME_MAX)
     if table is not None and (isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= 10_000):
         raise ServiceError("bad_table", "a table number is 1 or more", fields={"table": ["out of range"]})
     series = clean_name(series)

@@ -19,11 +19,6 @@ from .clock import round_close_if_due
 from .close import judge
 from .common import late_message, log, setting_of
 
-MAX_KEY_LENGTH = SLIP_KEY_MAX
-MAX_REF_LENGTH = REF_MAX
-MAX_SCORE = SCORE_MAX
-MAX_SEQ = SEQ_MAX
-
 
 class StaleSlip(Conflict):
     """A slip made before the one the server holds for the player: refused, the held slip is in ``held``."""
@@ -49,7 +44,7 @@ def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
     if ref is not None and not isinstance(ref, str):
         raise ServiceError("bad_ref", "the reference must be text", fields={"ref": ["not text"]})
     ref = " ".join((ref or "").split())
-    if len(ref) > MAX_REF_LENGTH:
+    if len(ref) > REF_MAX:
         raise ServiceError("bad_ref", f"{ref[:20]}: a reference is one letter and one number, e.g. H4 or 4H",
                            fields={"ref": ["too long"]})
     if ref:
@@ -57,8 +52,8 @@ def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
             parse_ref(ref, tournament.coordinates)
         except RefError as error:
             raise ServiceError(error.code, error.message, fields={"ref": [error.message]}) from None
-    if score is not None and (isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= MAX_SCORE):
-        raise ServiceError("bad_score", f"a score is a whole number from 0 to {MAX_SCORE}", fields={"score": ["out of range"]})
+    if score is not None and (isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= SCORE_MAX):
+        raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"score": ["out of range"]})
     return word, ref, score
 
 
@@ -101,10 +96,10 @@ def slip_submit(
         round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     if not isinstance(player, Player) or player.pk is None:
         raise NotFound("unknown_player", "no such player", fields={"player": ["unknown"]})
-    if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_LENGTH:
-        raise ServiceError("bad_key", f"a slip needs a key of 1 to {MAX_KEY_LENGTH} characters", fields={"key": ["bad"]})
-    if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ):
-        raise ServiceError("bad_seq", f"seq is a whole number from 0 to {MAX_SEQ}", fields={"seq": ["out of range"]})
+    if not isinstance(key, str) or not key.strip() or len(key) > SLIP_KEY_MAX:
+        raise ServiceError("bad_key", f"a slip needs a key of 1 to {SLIP_KEY_MAX} characters", fields={"key": ["bad"]})
+    if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= SEQ_MAX):
+        raise ServiceError("bad_seq", f"seq is a whole number from 0 to {SEQ_MAX}", fields={"seq": ["out of range"]})
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
@@ -496,8 +491,8 @@ def result_override(*, result: Result, paid: int, outcome: str, reason: str, act
     reason_text = " ".join(str(reason or "").split())
     if not reason_text:
         raise ServiceError("reason_required", "a ruling needs a reason", fields={"reason": ["required"]})
-    if isinstance(paid, bool) or not isinstance(paid, int) or not 0 <= paid <= MAX_SCORE:
-        raise ServiceError("bad_score", f"a score is a whole number from 0 to {MAX_SCORE}", fields={"paid": ["bad"]})
+    if isinstance(paid, bool) or not isinstance(paid, int) or not 0 <= paid <= SCORE_MAX:
+        raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"paid": ["bad"]})
     if outcome not in Result.Outcome.values:
         raise ServiceError("bad_outcome", f"the outcome is one of {', '.join(Result.Outcome.values)}",
                            fields={"outcome": ["unknown"]})
