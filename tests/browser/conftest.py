@@ -41,13 +41,11 @@ def _unavailable(reason: str):
 # it is started, and tests of other folders that run asyncio themselves (or call async views through the
 # test client) must not find one.
 @pytest.fixture
-def cleared_cache():
-    """The cache emptied before and after the test (the console's pages read live versions from it)."""
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
+def cleared_cache(isolated_cache):
+    """An empty cache for the test (the console's pages read live versions from it): keys of its own
+    (tests/conftest.py's isolated_cache), so that the other test process sharing Redis (make test runs two)
+    keeps its keys, where clearing the whole cache would drop them."""
+    return isolated_cache
 
 
 @pytest.fixture

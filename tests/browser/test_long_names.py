@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-long-names-1"
 LONG = "Wolfeschlegelsteinhausenbergerdorffwelchevoralternwarengewis"[:60]
@@ -27,15 +27,6 @@ MEASURE = """(selector) => {
     window: window.innerWidth,
   };
 }"""
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def assert_fits(page, selector: str) -> None:
