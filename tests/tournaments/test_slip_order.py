@@ -9,8 +9,9 @@ import pytest
 
 from tournaments import services
 from tournaments.errors import ServiceError
+from tournaments.limits import SEQ_MAX
 from tournaments.models import LogEntry, Result, Slip
-from tournaments.services.slips import MAX_SEQ, StaleSlip
+from tournaments.services.slips import StaleSlip
 
 from .api_support import assert_error, expect
 
@@ -124,7 +125,7 @@ def test_after_the_deadline_an_old_slip_is_refused_as_late(game, make_player):
     assert caught.value.code == "round_closed"
 
 
-@pytest.mark.parametrize("seq", [-1, True, "3", 1.5, MAX_SEQ + 1])
+@pytest.mark.parametrize("seq", [-1, True, "3", 1.5, SEQ_MAX + 1])
 def test_a_seq_that_is_not_a_whole_number_in_range_is_refused(game, make_player, seq):
     player, _ = make_player(game)
     rnd = open_round(game)
