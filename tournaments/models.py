@@ -42,6 +42,10 @@ class Tournament(models.Model):
         FISF = "fisf", "FISF competition rules"
         CLASSIC = "classic", "Booklet rules"
 
+    class Language(models.TextChoices):
+        ENGLISH = "en", "English"
+        FRENCH = "fr", "Français"
+
     name = models.CharField(max_length=200)
     lexicon = models.CharField(max_length=40, default="TWL06")
     lexicon_sha256 = models.CharField(max_length=64, blank=True, default="")
@@ -50,6 +54,8 @@ class Tournament(models.Model):
     # Fields of engine.rules.Rules that differ from the preset (solo threshold and bonus, warning cost...).
     rule_overrides = models.JSONField(default=dict, blank=True)
     round_seconds = models.PositiveIntegerField(default=180)
+    # The language of its sheets and projector, and its phones' first language (each phone can switch).
+    language = models.CharField(max_length=5, choices=Language.choices, default=Language.ENGLISH)
     coordinates = models.CharField(max_length=20, choices=Coordinates.choices, default=Coordinates.ROWS_LETTERS)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -64,6 +70,7 @@ class Tournament(models.Model):
                 condition=Q(coordinates__in=["rows-letters", "rows-numbers"]), name="tournament_coordinates_known"
             ),
             models.CheckConstraint(condition=Q(ruleset__in=["fisf", "classic"]), name="tournament_ruleset_known"),
+            models.CheckConstraint(condition=Q(language__in=["en", "fr"]), name="tournament_language_known"),
         ]
 
     def __str__(self) -> str:
@@ -153,6 +160,9 @@ class Player(models.Model):
     token_hash = models.CharField(max_length=64, unique=True)  # sha256 of the bearer token, never the token
     # Rounds of first_game already closed when the player arrived: scored 0 (§6.2).
     arrival_round = models.PositiveIntegerField(default=0)
+    # Joined with the game's code on a phone: their slips arrive by themselves. Players registered by the
+    # arbitrator may hand in paper slips, which keep a round's standings provisional until entered.
+    joined_by_phone = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = PlayerQuerySet.as_manager()
@@ -193,6 +203,16 @@ class Round(models.Model):
     top_score = models.PositiveIntegerField(null=True, blank=True)  # None: no play possible (or not computed)
     tops = models.JSONField(default=list, blank=True)  # every tied top: {word, row, col, horizontal, score, tiles}
     master = models.JSONField(null=True, blank=True)  # one of tops, placed on the board at the close
+    # The clock stopped by the arbitrator: when, and the seconds that were left (the deadline is set anew
+    # from them on resuming). A paused round never closes.
+    paused_at = models.DateTimeField(null=True, blank=True)
+    time_left = models.FloatField(null=True, blank=True)
+    extended_seconds = models.PositiveIntegerField(default=0)  # added to the clock by the arbitrator
+    # Pauses, resumes, extensions, a fixed rack, a cancellation: {"action", "at", "by", "reason", ...}.
+    incidents = models.JSONField(default=list, blank=True)
+    cancel_reason = models.TextField(blank=True, default="")  # why the arbitrator cancelled the round
+    # The arbitrator has entered every paper slip of the closed round: its standings are final.
+    slips_complete = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["game_id", "number", "id"]
@@ -314,6 +334,30 @@ class Result(models.Model):
         return f"{self.player} {self.paid} ({self.outcome})"
 
 
+class GameArbitrator(models.Model):
+    """An arbitrator's role in one game. The head runs the clock, the racks and the master; assistants
+    enter and correct slips. A game with no roles recorded lets every staff arbitrator act as its head."""
+
+    class Role(models.TextChoices):
+        HEAD = "head", "Head arbitrator"
+        ASSISTANT = "assistant", "Assistant arbitrator"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="arbitrators")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.ASSISTANT)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="arbitrator_one_role_per_game"),
+            models.CheckConstraint(condition=Q(role__in=["head", "assistant"]), name="arbitrator_role_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role}) — {self.game}"
+
+
 class LogEntry(models.Model):
     """Append-only record of every arbitration action and correction: who, when, before, after, why.
 
@@ -349,4 +393,4 @@ class LogEntry(models.Model):
         raise ValueError("the arbitration log is append-only")
 
 
-__all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result", "LogEntry"]
+__all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result", "GameArbitrator", "LogEntry"]
