@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .api_support import ApiGame, PlayerSeat, bearer_client, expect
-from .sheets_support import PlayedGame, play_game
+from .sheets_support import PlayedGame, load_played_game, play_game, save_played_game
 
 
 @pytest.fixture
@@ -35,6 +35,21 @@ def sheets_tournament(make_tournament, arbitrator):
     return make_tournament(name="Open de Vichy — Festival", solo_min_players=3, created_by=arbitrator)
 
 
+@pytest.fixture(scope="session")
+def played_game_rows() -> dict:
+    """The rows of the first ``played_game`` of this test process, kept to be loaded again (see below)."""
+    return {}
+
+
 @pytest.fixture
-def played_game(sheets_tournament, arbitrator) -> PlayedGame:
-    return play_game(sheets_tournament, arbitrator)
+def played_game(sheets_tournament, arbitrator, played_game_rows, isolated_cache) -> PlayedGame:
+    """The short game of sheets_support.play_game, in this test's own tournament and for its arbitrator.
+
+    It is played through the services once per test process; later tests get the same rows loaded back
+    (same primary keys: the first test's transaction was rolled back, and no sequence hands them out
+    again), instead of replaying the five rounds each time."""
+    if not played_game_rows:
+        played = play_game(sheets_tournament, arbitrator)
+        played_game_rows.update(save_played_game(played, sheets_tournament, arbitrator))
+        return played
+    return load_played_game(played_game_rows, sheets_tournament, arbitrator)

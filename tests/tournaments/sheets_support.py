@@ -19,7 +19,7 @@ from engine.movegen import generate_plays
 from engine.notation import format_ref
 from tournaments import services
 from tournaments.lexicons import get_lexicon
-from tournaments.models import Game, Player, Round, Slip
+from tournaments.models import Game, LateSlip, LogEntry, Player, Result, Round, Slip
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
@@ -126,3 +126,52 @@ def play_game(tournament, arbitrator, *, seed: int = 7, rounds: int = ROUNDS, en
         services.game_end(game=game, actor=arbitrator)
     game.refresh_from_db()
     return played
+
+
+# The models of a played game, parents first, and the fields that name the tournament or the arbitrator.
+_SAVED_MODELS = (Game, Player, Round, Slip, LateSlip, Result, LogEntry)
+_TOURNAMENT_FIELDS = ("tournament_id",)
+_ARBITRATOR_FIELDS = ("created_by_id", "entered_by_id", "actor_id")
+
+
+def save_played_game(played: PlayedGame, tournament, arbitrator) -> dict:
+    """Copies of a played game's rows (every field, primary keys included), to load into a later test."""
+    game = played.game
+    rows = {}
+    for model in _SAVED_MODELS:
+        rows[model] = [
+            {f.attname: getattr(obj, f.attname) for f in model._meta.concrete_fields}
+            for obj in (model.objects.filter(pk=game.pk) if model is Game else _of_game(model, game)).order_by("pk")
+        ]
+    return {
+        "rows": rows, "tournament": tournament.pk, "arbitrator": arbitrator.pk, "game": game.pk,
+        "players": {name: player.pk for name, player in played.players.items()},
+        "tokens": dict(played.tokens), "masters": [dict(master) for master in played.masters],
+    }
+
+
+def _of_game(model, game):
+    if model is Player:
+        return Player.objects.filter(first_game=game)
+    if model is Round or model is LogEntry:
+        return model.objects.filter(game=game)
+    return model.objects.filter(round__game=game)
+
+
+def load_played_game(saved: dict, tournament, arbitrator) -> PlayedGame:
+    """The saved rows inserted again, their tournament and arbitrator those of the present test."""
+    for model, rows in saved["rows"].items():
+        objects = []
+        for row in rows:
+            row = dict(row)
+            for name in _TOURNAMENT_FIELDS:
+                if row.get(name) == saved["tournament"]:
+                    row[name] = tournament.pk
+            for name in _ARBITRATOR_FIELDS:
+                if name in row and row[name] == saved["arbitrator"]:
+                    row[name] = arbitrator.pk
+            objects.append(model(**row))
+        model.objects.bulk_create(objects)
+    game = Game.objects.get(pk=saved["game"])
+    players = {name: Player.objects.get(pk=pk) for name, pk in saved["players"].items()}
+    return PlayedGame(game, players, dict(saved["tokens"]), [dict(master) for master in saved["masters"]])
