@@ -9,14 +9,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
-from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
 from engine.notation import labels
 from tournaments.formats import brief, iso
 from tournaments.models import Game, Player, Result, Round, Slip, Tournament, hash_token
-from tournaments.versions import game_version, live_key
+from tournaments.versions import game_version
 
 NOT_PLAYED = ("no_slip", "absent")
 
@@ -145,30 +144,6 @@ def overdue(body: dict, now=None) -> bool:
     if isinstance(deadline, str):
         deadline = datetime.fromisoformat(deadline)
     return deadline <= (now or timezone.now())
-
-
-def live_state(game_id: int, cached: bool = True) -> dict | None:
-    """The cheap polling body: version, status, round, round status, deadline (None: no game).
-
-    Served from the cache while the version is unchanged (``cached=False``: as the database says now)."""
-    version = game_version(game_id)
-    key = live_key(game_id, "body", version)
-    body = cache.get(key) if cached else None
-    if body is None:
-        game = Game.objects.filter(pk=game_id).only("status").first()
-        if game is None:
-            return None
-        round = current_round(game)
-        body = {
-            "version": version,
-            "status": game.status,
-            "round": round.number if round else None,
-            "round_status": round.status if round else None,
-            "deadline": iso(round.deadline) if round else None,
-        }
-        if cached:
-            cache.set(key, body, timeout=300)
-    return body
 
 
 def _slip_body(slip: Slip) -> dict:

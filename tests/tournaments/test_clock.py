@@ -82,18 +82,22 @@ def test_a_slip_that_arrived_in_time_is_accepted_and_judged_when_served_after_th
                              now=second.closed_at + timedelta(milliseconds=1))
 
 
-def test_reading_the_game_after_the_deadline_closes_the_round(make_game, make_player, isolated_cache):
+def test_reading_the_game_after_the_deadline_closes_the_round(make_game, make_player, isolated_cache,
+                                                              django_capture_on_commit_callbacks):
     from tournaments.live import snapshot as live
 
     game = make_game(round_seconds=2)
     make_player(game)
-    rnd = services.round_start(round=services.round_draw(game=game), now=timezone.now() - timedelta(seconds=3))
+    # The draws and starts are told to the pages as when they are committed (the test runs in one transaction).
+    with django_capture_on_commit_callbacks(execute=True):
+        rnd = services.round_start(round=services.round_draw(game=game), now=timezone.now() - timedelta(seconds=3))
     body = live.live_body(game.pk)
     assert body["round_status"] == "closed"
     assert Round.objects.get(pk=rnd.pk).status == Round.Status.CLOSED
     # The snapshot the pages read, once cached open, is read again after the close it caused.
-    second = services.round_start(round=services.round_draw(game=game),
-                                  now=timezone.now() - timedelta(seconds=1.7))
+    with django_capture_on_commit_callbacks(execute=True):
+        second = services.round_start(round=services.round_draw(game=game),
+                                      now=timezone.now() - timedelta(seconds=1.7))
     assert live.game_snapshot(game.pk)["round_status"] == "open"
     time.sleep(max(0.0, (second.deadline - timezone.now()).total_seconds()) + 0.05)
     assert live.game_snapshot(game.pk)["round_status"] == "closed"
