@@ -30,10 +30,13 @@ _ANY_DIGITS = re.compile(r"[0-9]+")
 class NotationError(ValueError):
     """Text that is not a valid reference or slip word; ``code`` says which way it is wrong."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, **params):
         super().__init__(message)
         self.code = code
         self.message = message
+        # What the message names (the text at fault, the bound, ``why`` it is wrong), for a page that says
+        # the refusal in its own language.
+        self.params = params
 
 
 class RefError(NotationError):
@@ -71,7 +74,7 @@ def parse_ref(text: str | None, labelling: str = "rows-letters") -> Ref:
     _check_labelling(labelling)
     compact = "".join((text or "").split()).upper()
     if not compact:
-        raise RefError("empty_ref", "no grid reference was written")
+        raise RefError("empty_ref", "no grid reference was written", ref="")
     letter_first = _LETTER_FIRST.fullmatch(compact)
     number_first = _NUMBER_FIRST.fullmatch(compact)
     if letter_first:
@@ -79,26 +82,29 @@ def parse_ref(text: str | None, labelling: str = "rows-letters") -> Ref:
     elif number_first:
         number, letter = number_first.group(1), number_first.group(2)
     else:
-        raise RefError("bad_ref", _why_malformed(compact))
+        message, params = _why_malformed(compact)
+        raise RefError("bad_ref", message, **params)
     letter_index = ord(letter) - ord("A")
     number_index = int(number) - 1
     if not (0 <= letter_index < SIZE):
-        raise RefError("off_board", f"{compact}: the letter must be A-{_letter_label(SIZE - 1)}")
+        raise RefError("off_board", f"{compact}: the letter must be A-{_letter_label(SIZE - 1)}", ref=compact,
+                       why="letter", last=_letter_label(SIZE - 1))
     if not (0 <= number_index < SIZE):
-        raise RefError("off_board", f"{compact}: the number must be 1-{SIZE}")
+        raise RefError("off_board", f"{compact}: the number must be 1-{SIZE}", ref=compact, why="number", last=SIZE)
     if labelling == "rows-letters":
         return Ref(row=letter_index, col=number_index, horizontal=bool(letter_first))
     return Ref(row=number_index, col=letter_index, horizontal=bool(number_first))
 
 
-def _why_malformed(compact: str) -> str:
+def _why_malformed(compact: str) -> tuple[str, dict]:
+    """The message and the params of a malformed reference."""
     letters = _ANY_LETTERS.findall(compact)
     digits = _ANY_DIGITS.findall(compact)
     if not digits:
-        return f"{compact}: a reference needs a number (e.g. H4 or 4H)"
+        return f"{compact}: a reference needs a number (e.g. H4 or 4H)", {"ref": compact, "why": "no_number"}
     if not letters:
-        return f"{compact}: a reference needs a letter (e.g. H4 or 4H)"
-    return f"{compact}: a reference is one letter and one number, e.g. H4 or 4H"
+        return f"{compact}: a reference needs a letter (e.g. H4 or 4H)", {"ref": compact, "why": "no_letter"}
+    return f"{compact}: a reference is one letter and one number, e.g. H4 or 4H", {"ref": compact, "why": "shape"}
 
 
 def format_ref(row: int, col: int, horizontal: bool, labelling: str = "rows-letters") -> str:
@@ -147,15 +153,49 @@ def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
     """
     word = (text or "").strip()
     if not word:
-        raise WordError("bad_word", "no word was written")
+        raise WordError("bad_word", "no word was written", word="", why="empty")
     if len(word) > max_length:
-        raise WordError("bad_word", f"{word}: a word has at most {max_length} letters")
+        raise WordError("bad_word", f"{word}: a word has at most {max_length} letters", word=word, why="too_long",
+                        max=max_length)
     bad = sorted({ch for ch in word if not ("A" <= ch <= "Z" or "a" <= ch <= "z")})
     if bad:
         shown = " ".join(repr(ch) for ch in bad)
-        raise WordError("bad_word", f"{word}: only letters may be written (not {shown})")
+        raise WordError("bad_word", f"{word}: only letters may be written (not {shown})", word=word,
+                        why="not_letters", letters=shown)
     if tileset is not None:
         foreign = sorted({ch.upper() for ch in word if not tileset.has_letter(ch)})
         if foreign:
-            raise WordError("bad_word", f"{word}: no tile for {', '.join(foreign)} in this set")
+            raise WordError("bad_word", f"{word}: no tile for {', '.join(foreign)} in this set", word=word,
+                            why="no_tile", letters=", ".join(foreign))
     return word
+
+
+def parse_marked_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
+    """The word of a slip as an arbitrator types it from paper: a ``?`` before a letter marks that letter as
+    a blank (``SA?LAD``: S, A, a blank standing for L, A, D), and case means nothing (``salad`` is SALAD,
+    no blank: a Caps Lock left on or off never makes blanks).
+
+    Returns the word in the slip notation of :func:`parse_word` (uppercase a tile, lowercase a blank).
+    Raise WordError ``bad_blank_mark`` for a ``?`` not followed by a letter, else as parse_word does.
+    """
+    typed = (text or "").strip()
+    out: list[str] = []
+    marked = False
+    for ch in typed:
+        if ch == "?":
+            if marked:
+                raise WordError("bad_blank_mark", f"{typed}: a ? marks the one letter after it as a blank", word=typed)
+            marked = True
+            continue
+        if marked and not ("A" <= ch <= "Z" or "a" <= ch <= "z"):
+            raise WordError("bad_blank_mark", f"{typed}: a ? marks the one letter after it as a blank", word=typed)
+        out.append(ch.lower() if marked else ch.upper())
+        marked = False
+    if marked:
+        raise WordError("bad_blank_mark", f"{typed}: a ? marks the one letter after it as a blank", word=typed)
+    return parse_word("".join(out), tileset, max_length)
+
+
+def marked_word_text(word: str) -> str:
+    """A slip's word written back as the arbitrator types it: ``SAlAD`` -> ``SA?LAD``."""
+    return "".join(f"?{ch.upper()}" if ch.islower() else ch for ch in word or "")

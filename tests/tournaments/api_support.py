@@ -60,16 +60,17 @@ def assert_error(response, status: int, code: str | None = None) -> dict:
 
 
 def asgi_post(path: str, body, authorization: str | None = None, host: bytes = b"localhost",
-              raw: bytes | None = None) -> tuple[int, dict, object]:
+              raw: bytes | None = None, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, dict, object]:
     """POST through arbiter.asgi.application, as uvicorn hands a request over (the slips' fast path first):
     (status, headers, the JSON body, or the raw body when it is not JSON)."""
     from arbiter.asgi import application
 
     content = raw if raw is not None else json.dumps(body).encode()
-    headers = [(b"host", host), (b"content-type", b"application/json"),
+    extra, headers = list(headers), [(b"host", host), (b"content-type", b"application/json"),
                (b"content-length", str(len(content)).encode())]
     if authorization:
         headers.append((b"authorization", authorization.encode()))
+    headers.extend(extra)
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
              "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
              "headers": headers, "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80)}

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from tournaments.errors import ServiceError
+from tournaments.refusals import api_message
 
 
 class RequestTooLarge(exceptions.APIException):
@@ -83,7 +84,8 @@ def _code_for(exc: exceptions.APIException) -> str:
 def api_exception_handler(exc, context):
     """DRF EXCEPTION_HANDLER: the contract's error shape for ServiceError and every DRF exception."""
     if isinstance(exc, ServiceError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
+        # The message in the language the request asked for (Accept-Language), from the code and params.
+        return Response(error_body(exc.code, api_message(exc), exc.fields), status=exc.status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

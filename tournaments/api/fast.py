@@ -58,7 +58,7 @@ def fast_slips(app):
         token, data = request
         arrived = scope.get("arbiter.received_at")
         answer = await sync_to_async(_submit, thread_sensitive=False)(
-            int(match.group(1)), int(match.group(2)), token, data, arrived)
+            int(match.group(1)), int(match.group(2)), token, data, arrived, _language(scope))
         if answer is None:
             return await app(scope, replay, send)
         status, payload, extra = answer
@@ -146,12 +146,30 @@ def _valid(data: dict) -> bool:
     return data.get("seq") is None or _whole(data["seq"], 0, SEQ_MAX)
 
 
-def _submit(game_id: int, number: int, token: str, data: dict, arrived: float | None):
+def _language(scope) -> str:
+    """The language LocaleMiddleware would choose for this request: its language cookie, else its
+    Accept-Language, else the default."""
+    from django.http.cookie import parse_cookie
+    from django.utils.translation import get_language_from_request
+
+    meta, cookies = {}, {}
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"accept-language":
+            meta["HTTP_ACCEPT_LANGUAGE"] = value.decode("latin-1")
+        elif name.lower() == b"cookie":
+            cookies.update(parse_cookie(value.decode("latin-1")))
+    return get_language_from_request(SimpleNamespace(META=meta, COOKIES=cookies))
+
+
+def _submit(game_id: int, number: int, token: str, data: dict, arrived: float | None, language: str = "en"):
     """(status, body, extra headers) of the slip, or None to let Django answer. Runs in a thread; the
     database connection goes back to the pool at the end, as at the end of a request."""
+    from django.utils import translation
+
     close_old_connections()
     try:
-        return _answer(game_id, number, token, data, arrived)
+        with translation.override(language):  # a refusal's message in the request's language, as Django's
+            return _answer(game_id, number, token, data, arrived)
     except OperationalError as error:  # the pool exhausted past its wait, or the database out of reach
         from arbiter.middleware import RETRY_AFTER_SECONDS, unavailable_response
 
@@ -176,6 +194,7 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
     from tournaments.api.throttles import SlipRateThrottle
     from tournaments.api.views import slip_answer, slip_body
     from tournaments.errors import ServiceError
+    from tournaments.refusals import api_message
     from tournaments.services.slips import StaleSlip
 
     player = selectors.player_for_token(game_id=game_id, token=token)
@@ -198,7 +217,7 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
         )
     except StaleSlip as stale:
         fields = {**stale.fields, "slip": slip_body(stale.held)}
-        return stale.status, error_body(stale.code, stale.message, fields), []
+        return stale.status, error_body(stale.code, api_message(stale), fields), []
     except ServiceError as error:
-        return error.status, error_body(error.code, error.message, error.fields), []
+        return error.status, error_body(error.code, api_message(error), error.fields), []
     return (201 if created else 200), slip_answer(slip, created), []

@@ -87,7 +87,7 @@ def _check_settings(tournament: Tournament, wanted: dict) -> None:
         raise Conflict(
             "settings_mismatch",
             "the tournament's settings differ from the record's: " + ", ".join(sorted(differ)),
-            fields=differ,
+            fields=differ, params={"settings": ", ".join(sorted(differ))},
         )
 
 

@@ -162,7 +162,8 @@ def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Rou
         try:
             wanted = parse_ref(ref, game.tournament.coordinates)
         except RefError as error:
-            raise ServiceError(error.code, error.message, fields={"ref": [error.message]}) from None
+            raise ServiceError(error.code, error.message, fields={"ref": [error.message]},
+                               params=error.params) from None
         text = str(word or "").strip()
         candidates = [
             top for top in current.tops
@@ -172,7 +173,8 @@ def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Rou
         exact = [top for top in candidates if top["word"] == text]
         chosen = (exact or candidates or [None])[0]
         if chosen is None:
-            raise Conflict("not_a_top", f"{text} {ref} is not one of the tied tops", fields={"word": ["not a top"]})
+            raise Conflict("not_a_top", f"{text} {ref} is not one of the tied tops", fields={"word": ["not a top"]},
+                           params={"word": text, "ref": str(ref)})
         before = brief(current.master)
         current.master = chosen
         current.save(update_fields=["master"])

@@ -33,7 +33,8 @@ def setting_of(tournament: Tournament) -> Setting:
     try:
         lexicon = get_lexicon(tournament.lexicon)
     except LookupError:
-        raise ServiceError("unknown_lexicon", f"the lexicon {tournament.lexicon!r} is not available") from None
+        raise ServiceError("unknown_lexicon", f"the lexicon {tournament.lexicon!r} is not available",
+                           params={"lexicon": tournament.lexicon}) from None
     return Setting(tournament.rules, tournament.tiles, lexicon, tournament.coordinates)
 
 

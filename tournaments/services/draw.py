@@ -62,7 +62,7 @@ def _check_pause(game: Game) -> None:
     if left > 0:
         wait = max(1, math.ceil(left))
         raise Conflict("too_soon", f"the next rack can be drawn in {wait} s: at least {pause} s after a round closes",
-                       fields={"seconds": wait})
+                       fields={"seconds": wait}, params={"seconds": wait, "pause": pause})
 
 
 def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejection: bool = False) -> Round:
@@ -77,7 +77,8 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
     if rack is not None and not isinstance(rack, str):
         raise ServiceError("bad_letters", "the rack must be letters", fields={"rack": ["not text"]})
     if rack is not None and len(rack) > 40:
-        raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]})
+        raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]},
+                           params={"why": "too_long", "max": 40})
     over = False
     with transaction.atomic():
         game, setting, number = _lock_for_next_rack(game)
@@ -157,7 +158,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
             new = sorted_letters((Counter(letters) - Counter(game.kept)).elements())
         else:
             raise Conflict("rack_valid", f"{draw.rack} obeys the vowel/consonant rule: draw it as the round's rack",
-                           fields={"rack": ["valid"]})
+                           fields={"rack": ["valid"]}, params={"rack": draw.rack})
         record = "-" + format_rack(kept, new)
         before = {"bag": game.bag, "kept": game.kept, "pending_rejected": list(game.pending_rejected)}
         game.bag = sorted_letters(list(game.bag) + list(game.kept))

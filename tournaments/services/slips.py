@@ -40,20 +40,23 @@ def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
     try:
         word = parse_word(word, tournament.tiles)
     except WordError as error:
-        raise ServiceError(error.code, error.message, fields={"word": [error.message]}) from None
+        raise ServiceError(error.code, error.message, fields={"word": [error.message]},
+                           params=error.params) from None
     if ref is not None and not isinstance(ref, str):
         raise ServiceError("bad_ref", "the reference must be text", fields={"ref": ["not text"]})
     ref = " ".join((ref or "").split())
     if len(ref) > REF_MAX:
         raise ServiceError("bad_ref", f"{ref[:20]}: a reference is one letter and one number, e.g. H4 or 4H",
-                           fields={"ref": ["too long"]})
+                           fields={"ref": ["too long"]}, params={"ref": ref[:20], "why": "shape"})
     if ref:
         try:
             parse_ref(ref, tournament.coordinates)
         except RefError as error:
-            raise ServiceError(error.code, error.message, fields={"ref": [error.message]}) from None
+            raise ServiceError(error.code, error.message, fields={"ref": [error.message]},
+                               params=error.params) from None
     if score is not None and (isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= SCORE_MAX):
-        raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"score": ["out of range"]})
+        raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"score": ["out of range"]},
+                           params={"max": SCORE_MAX})
     return word, ref, score
 
 
@@ -97,19 +100,21 @@ def slip_submit(
     if not isinstance(player, Player) or player.pk is None:
         raise NotFound("unknown_player", "no such player", fields={"player": ["unknown"]})
     if not isinstance(key, str) or not key.strip() or len(key) > SLIP_KEY_MAX:
-        raise ServiceError("bad_key", f"a slip needs a key of 1 to {SLIP_KEY_MAX} characters", fields={"key": ["bad"]})
+        raise ServiceError("bad_key", f"a slip needs a key of 1 to {SLIP_KEY_MAX} characters", fields={"key": ["bad"]},
+                           params={"max": SLIP_KEY_MAX})
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= SEQ_MAX):
-        raise ServiceError("bad_seq", f"seq is a whole number from 0 to {SEQ_MAX}", fields={"seq": ["out of range"]})
+        raise ServiceError("bad_seq", f"seq is a whole number from 0 to {SEQ_MAX}", fields={"seq": ["out of range"]},
+                           params={"max": SEQ_MAX})
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
     try:
-        return _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several, reason)
+        return _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several, reason, ask_second)
     except _Late as late:
         # Refused, and kept on record (once per key), never judged: the player's result reads late.
         recorded = _record_late(late.round, player, word, ref, score, key, seq, now, entered_by)
         raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed",
-                       fields={"late_by": recorded.late_by}) from None
+                       fields={"late_by": recorded.late_by}, params={"late_by": recorded.late_by}) from None
 
 
 def paper_player(*, game: Game, player: int | None = None, table: int | None = None) -> Player:
@@ -279,7 +284,8 @@ def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None,
     player = _check_player(round, player)
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status != Round.Status.CLOSED:
-        raise Conflict("round_not_closed", "a late paper slip is entered once the round is closed")
+        raise Conflict("round_not_closed", "a late paper slip is entered once the round is closed",
+                       params={"why": "late"})
     arrived = received_at or timezone.now()
     late = _record_late(round, player, word, ref, score, f"paper-late:{uuid.uuid4()}", None,
                         max(arrived, _end_call(round)), actor)
@@ -300,7 +306,8 @@ def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
         if late.admitted_id is not None:
             raise Conflict("already_admitted", "this late slip was already admitted")
         if round.status != Round.Status.CLOSED:
-            raise Conflict("round_not_closed", "a late slip is admitted once the round is closed")
+            raise Conflict("round_not_closed", "a late slip is admitted once the round is closed",
+                           params={"why": "late"})
         if Slip.objects.filter(round=round, player=late.player, current=True).exists():
             raise Conflict("slip_exists", "the player has a slip in this round: correct it instead")
         slip = Slip.objects.create(
@@ -470,7 +477,8 @@ def slip_add(
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round.pk)
         if locked.status != Round.Status.CLOSED:
-            raise Conflict("round_not_closed", "while the round is open the slip is handed in as usual")
+            raise Conflict("round_not_closed", "while the round is open the slip is handed in as usual",
+                           params={"why": "open"})
         if Slip.objects.filter(round=locked, player=player, current=True).exists():
             raise Conflict("slip_exists", "the player has a slip in this round: correct it instead")
         slip = Slip.objects.create(
@@ -492,7 +500,8 @@ def result_override(*, result: Result, paid: int, outcome: str, reason: str, act
     if not reason_text:
         raise ServiceError("reason_required", "a ruling needs a reason", fields={"reason": ["required"]})
     if isinstance(paid, bool) or not isinstance(paid, int) or not 0 <= paid <= SCORE_MAX:
-        raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"paid": ["bad"]})
+        raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"paid": ["bad"]},
+                           params={"max": SCORE_MAX})
     if outcome not in Result.Outcome.values:
         raise ServiceError("bad_outcome", f"the outcome is one of {', '.join(Result.Outcome.values)}",
                            fields={"outcome": ["unknown"]})
