@@ -1,0 +1,95 @@
+"""Arbitrators' roles in a game: the head runs the clock, the racks, the master, the end and the incidents,
+and names the roles; assistants enter and correct slips.
+
+A game with no role recorded lets every staff arbitrator act as its head. Once a role is recorded, a staff
+user without one has no role in the game (superusers keep the head's rights, to rescue a game whose head
+is away).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
+from tournaments.models import Game, GameArbitrator
+from tournaments.versions import notify_game_changed
+
+from .common import log
+
+HEAD = GameArbitrator.Role.HEAD
+ASSISTANT = GameArbitrator.Role.ASSISTANT
+NO_ROLE = "none"
+ROLES = (HEAD, ASSISTANT, NO_ROLE)
+
+
+def _is_staff(user) -> bool:
+    return bool(user is not None and getattr(user, "is_authenticated", False) and getattr(user, "is_active", True)
+                and getattr(user, "is_staff", False))
+
+
+def role_of(game_id: int, user) -> str | None:
+    """The user's role in the game: ``head``, ``assistant`` or None (no role, or not an arbitrator)."""
+    if not _is_staff(user):
+        return None
+    roles = dict(GameArbitrator.objects.filter(game_id=game_id).values_list("user_id", "role"))
+    if not roles or getattr(user, "is_superuser", False):
+        return HEAD
+    return roles.get(user.pk)
+
+
+def require_head(game_id: int, user) -> None:
+    """403 ``head_only`` unless the user runs the game (the clock, the racks, the master, incidents, roles)."""
+    role = role_of(game_id, user)
+    if role != HEAD:
+        raise Forbidden("head_only", "only the game's head arbitrator may do this",
+                        params={"role": role or NO_ROLE})
+
+
+def require_arbitrator(game_id: int, user) -> None:
+    """403 ``not_game_arbitrator`` unless the user has a role in the game (head or assistant)."""
+    if role_of(game_id, user) is None:
+        raise Forbidden("not_game_arbitrator", "you have no arbitrator's role in this game",
+                        params={"role": NO_ROLE})
+
+
+def arbitrators(game: Game) -> list[dict]:
+    """The roles recorded in the game, heads first (empty: every staff arbitrator acts as head)."""
+    rows = GameArbitrator.objects.filter(game=game).select_related("user").order_by("id")
+    listed = [{"user": row.user.get_username(), "role": row.role} for row in rows]
+    return sorted(listed, key=lambda row: row["role"] != HEAD)
+
+
+def arbitrator_set(*, game: Game, username: str, role: str, actor) -> list[dict]:
+    """Give ``username`` a role in the game (``head`` or ``assistant``), or take it away (``none``); logged.
+
+    The first role recorded in a game makes the arbitrator who records it its head as well (else nobody
+    would be left to run it). The last head cannot be made an assistant, nor taken away while assistants
+    remain (409 ``last_head``); taking every role away gives the game back to every staff arbitrator.
+    """
+    if role not in ROLES:
+        raise ServiceError("bad_role", f"the role is one of {', '.join(ROLES)}", fields={"role": ["unknown"]},
+                           params={"role": str(role)})
+    name = str(username or "").strip()
+    user = get_user_model().objects.filter(username=name).first()
+    if user is None or not _is_staff(user):
+        raise NotFound("unknown_arbitrator", f"no arbitrator {name!r}", fields={"user": ["not an arbitrator"]},
+                       params={"user": name})
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game.pk)
+        require_head(game.pk, actor)
+        before = arbitrators(game)
+        if not before and role != HEAD and getattr(actor, "pk", None) != user.pk and _is_staff(actor):
+            GameArbitrator.objects.create(game=game, user=actor, role=HEAD)
+        if role == NO_ROLE:
+            GameArbitrator.objects.filter(game=game, user=user).delete()
+        else:
+            GameArbitrator.objects.update_or_create(game=game, user=user, defaults={"role": role})
+        after = arbitrators(game)
+        if after and not any(row["role"] == HEAD for row in after):
+            raise Conflict("last_head", "a game needs a head arbitrator: name another head first",
+                           fields={"role": ["the last head"]}, params={"user": name})
+        log(game=game, action="arbitrator_role", actor=actor, before={"arbitrators": before},
+            after={"user": name, "role": role, "arbitrators": after})
+        notify_game_changed(game.pk)
+    return after
