@@ -131,11 +131,16 @@ class ImportResult:
 # Word lists
 
 
+# Ligatures spelled out, as French word lists write them (CŒUR is COEUR, EX ÆQUO is EX AEQUO).
+_LIGATURES = str.maketrans({"œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE"})
+
+
 def _fold(word: str) -> str:
-    """Uppercase, accents removed (``été`` -> ``ETE``), as word lists for the game are written."""
+    """Uppercase, accents removed and ligatures spelled out (``été`` -> ``ETE``, ``cœur`` -> ``COEUR``), as
+    word lists for the game are written."""
     if word.isascii():
         return word.strip().upper()
-    decomposed = unicodedata.normalize("NFD", word.strip())
+    decomposed = unicodedata.normalize("NFD", word.strip().translate(_LIGATURES))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).upper()
 
 

@@ -1,0 +1,42 @@
+"""A tournament's settings in words on the pages (``{% load wording %}``): ``{{ t.ruleset|ruleset }}``,
+``{{ t.tileset|tileset }}`` (``|tileset_short``: "French tiles"), ``{{ t.coordinates|coordinates }}``, ``{{ t.language|language_name }}``, and
+``{{ row.reason|reason_short }}`` (a result's reason in a few words, as the sheets print it)."""
+
+from __future__ import annotations
+
+from django import template
+
+from tournaments import wording
+from tournaments.sheets.labels import reason_label
+
+register = template.Library()
+
+
+@register.filter
+def ruleset(code):
+    return wording.ruleset_label(code or "")
+
+
+@register.filter
+def tileset(code):
+    return wording.tileset_label(code or "")
+
+
+@register.filter
+def tileset_short(code):
+    return wording.tileset_short(code or "")
+
+
+@register.filter
+def coordinates(code):
+    return wording.coordinates_label(code or "")
+
+
+@register.filter
+def language_name(code):
+    return wording.language_label(code or "")
+
+
+@register.filter
+def reason_short(code):
+    return reason_label(code or "")

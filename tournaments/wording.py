@@ -1,0 +1,44 @@
+"""A tournament's settings in words, in the active language: what the pages and the sheets show instead of
+the codes stored (``fisf``, ``french``, ``rows-letters``, ``fr``).
+
+The words are the models' choice labels (the same messages); this module does not import the models, so
+that the sheets' renderers, which never touch the database, may use it.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+RULESETS = {"fisf": _("FISF competition rules"), "classic": _("Booklet rules")}
+TILESETS = {"english": _("English (100 tiles)"), "french": _("French (102 tiles)")}
+TILESETS_SHORT = {"english": pgettext_lazy("tile set", "English tiles"),
+                  "french": pgettext_lazy("tile set", "French tiles")}
+COORDINATES = {"rows-letters": _("Rows A-O, columns 1-15"), "rows-numbers": _("Rows 1-15, columns A-O")}
+LANGUAGES = {"en": _("English"), "fr": "Français"}
+
+
+def _word(words: dict, code: str) -> str:
+    """The word for ``code`` in the active language; an unknown code is shown as it is."""
+    return str(words[code]) if code in words else code
+
+
+def ruleset_label(code: str) -> str:
+    return _word(RULESETS, code)
+
+
+def tileset_label(code: str) -> str:
+    return _word(TILESETS, code)
+
+
+def tileset_short(code: str) -> str:
+    """The tile set in a few words, for a sheet's header: "English tiles", "jeu de lettres français"."""
+    return _word(TILESETS_SHORT, code)
+
+
+def coordinates_label(code: str) -> str:
+    return _word(COORDINATES, code)
+
+
+def language_label(code: str) -> str:
+    return _word(LANGUAGES, code)
