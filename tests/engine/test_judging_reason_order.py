@@ -49,3 +49,34 @@ def test_in_the_first_round_a_word_the_rack_cannot_make_is_not_in_the_rack(twl06
     assert j.reason == "not_in_rack"
     j = judge_slip(empty, "ABESTUV", 1, Slip("BUSTEA", None, 30), twl06, english, fisf)
     assert j.reason == "invalid_word"
+
+
+# The phone's nonsense slip QXZWK 8H (down from H8), in a French game: none of its letters is on the rack, so
+# that is the reason given, not the invalid word (nor the invalid cross-word it would also make).
+@pytest.mark.parametrize("preset", ["fisf", "classic"])
+def test_the_nonsense_slip_qxzwk_8h_is_letters_not_in_the_rack(tmp_path, preset):
+    from engine.lexicon import import_lexicon
+    from engine.rules import rules_preset
+    from engine.tiles import load_tileset
+
+    french = load_tileset("french")
+    lexicon = import_lexicon("frreason", ["ETE", "ETES", "RATE", "ENTRAIS", "TRAINES"], french,
+                             cache_dir=tmp_path).lexicon
+    rules = rules_preset(preset)
+    rows = ["." * 15 for _ in range(15)]
+    rows[8] = "....ETE........"  # ETE at I5: H8's column passes beside its last E
+    board = Board.from_rows(rows)
+    j = judge_slip(board, "AEINRST", 4, Slip("QXZWK", "8H", 40), lexicon, french, rules)
+    assert (j.paid, j.outcome, j.reason) == (0, "zero", "not_in_rack"), j.message
+    # With those letters on the rack, the same slip is an invalid word: the order alone decided above.
+    j = judge_slip(board, "QXZWKAE", 4, Slip("QXZWK", "8H", 40), lexicon, french, rules)
+    assert j.reason == "invalid_word", j.message
+
+    # The same slip in the first round, on the empty board (where the reference may be left out).
+    empty = Board.from_rows(["." * 15] * 15)
+    j = judge_slip(empty, "AEINRST", 1, Slip("QXZWK", "8H", 40), lexicon, french, rules)
+    assert (j.paid, j.outcome, j.reason) == (0, "zero", "not_in_rack"), j.message
+
+    # On the HORN board H8 holds the R of HORN: written Q there, the slip does not fit, which comes first.
+    j = judge_slip(horn_board(), "AEINRST", 4, Slip("QXZWK", "8H", 40), lexicon, french, rules)
+    assert j.reason == "does_not_fit", j.message
