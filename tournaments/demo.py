@@ -9,8 +9,9 @@ DEMO_PLAYERS = (("Alice", 1), ("Bruno", 2), ("Chloé", 3))
 DEMO_SEED = 20260101
 
 
-def create_demo() -> list[str]:
-    """Create (once) the demo arbitrator, a tournament with a game and a few players; describe them."""
+def create_demo(language: str = "en") -> list[str]:
+    """Create (once) the demo arbitrator, a tournament with a game and a few players; describe them.
+    ``language``: the tournament's language (en, fr) when it is created."""
     from tournaments.models import Game, Tournament
     from tournaments.services import game_create, player_register, tournament_create
 
@@ -25,7 +26,7 @@ def create_demo() -> list[str]:
 
     tournament = Tournament.objects.filter(name=DEMO_TOURNAMENT).first()
     if tournament is None:
-        tournament = tournament_create(name=DEMO_TOURNAMENT, created_by=user)
+        tournament = tournament_create(name=DEMO_TOURNAMENT, created_by=user, language=language)
     game = tournament.games.exclude(status=Game.Status.OVER).order_by("number").first()
     if game is None:
         game = game_create(tournament=tournament, seed=DEMO_SEED)

@@ -12,6 +12,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class Lexicon(models.Model):
@@ -35,15 +36,15 @@ class Lexicon(models.Model):
 
 class Tournament(models.Model):
     class Coordinates(models.TextChoices):
-        ROWS_LETTERS = "rows-letters", "Rows A-O, columns 1-15"
-        ROWS_NUMBERS = "rows-numbers", "Rows 1-15, columns A-O"
+        ROWS_LETTERS = "rows-letters", _("Rows A-O, columns 1-15")
+        ROWS_NUMBERS = "rows-numbers", _("Rows 1-15, columns A-O")
 
     class Ruleset(models.TextChoices):
-        FISF = "fisf", "FISF competition rules"
-        CLASSIC = "classic", "Booklet rules"
+        FISF = "fisf", _("FISF competition rules")
+        CLASSIC = "classic", _("Booklet rules")
 
     class Language(models.TextChoices):
-        ENGLISH = "en", "English"
+        ENGLISH = "en", _("English")
         FRENCH = "fr", "Français"
 
     name = models.CharField(max_length=200)
@@ -111,9 +112,9 @@ def hash_token(token: str) -> str:
 
 class Game(models.Model):
     class Status(models.TextChoices):
-        READY = "ready", "Ready (no round drawn yet)"
-        PLAYING = "playing", "Playing"
-        OVER = "over", "Over"
+        READY = "ready", _("Ready (no round drawn yet)")
+        PLAYING = "playing", _("Playing")
+        OVER = "over", _("Over")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="games")
     number = models.PositiveIntegerField()  # order of the game in its tournament, from 1
@@ -179,10 +180,10 @@ class Player(models.Model):
 
 class Round(models.Model):
     class Status(models.TextChoices):
-        DRAWN = "drawn", "Drawn"
-        OPEN = "open", "Open"
-        CLOSED = "closed", "Closed"
-        CANCELLED = "cancelled", "Cancelled (no play possible)"
+        DRAWN = "drawn", _("Drawn")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
+        CANCELLED = "cancelled", _("Cancelled (no play possible)")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveIntegerField()
@@ -306,10 +307,10 @@ class LateSlip(models.Model):
 
 class Result(models.Model):
     class Outcome(models.TextChoices):
-        OK = "ok", "OK"
-        WARNING = "warning", "Warning"
-        PENALTY = "penalty", "Penalty"
-        ZERO = "zero", "Zero"
+        OK = "ok", _("OK")
+        WARNING = "warning", _("Warning")
+        PENALTY = "penalty", _("Penalty")
+        ZERO = "zero", _("Zero")
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="results")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="results")
@@ -339,8 +340,8 @@ class GameArbitrator(models.Model):
     enter and correct slips. A game with no roles recorded lets every staff arbitrator act as its head."""
 
     class Role(models.TextChoices):
-        HEAD = "head", "Head arbitrator"
-        ASSISTANT = "assistant", "Assistant arbitrator"
+        HEAD = "head", _("Head arbitrator")
+        ASSISTANT = "assistant", _("Assistant arbitrator")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="arbitrators")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

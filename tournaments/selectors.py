@@ -138,8 +138,8 @@ def game_state(*, game: Game) -> dict:
 
 def overdue(body: dict, now=None) -> bool:
     """A live body (or snapshot) that shows an open round whose deadline has passed: it must be closed."""
-    if body.get("round_status") != "open" or not body.get("deadline"):
-        return False
+    if body.get("round_status") != "open" or not body.get("deadline") or body.get("paused"):
+        return False  # a paused round never closes
     deadline = body["deadline"]
     if isinstance(deadline, str):
         deadline = datetime.fromisoformat(deadline)
@@ -363,6 +363,14 @@ def game_standings(*, game: Game) -> list[dict]:
     return rows
 
 
+def standings_provisional(game: Game) -> bool:
+    """Whether the game's standings are provisional: its last closed round still waits for paper slips
+    (the arbitrator has not marked its slips complete). A game whose players all joined by phone never is."""
+    last = (game.rounds.filter(status=Round.Status.CLOSED).order_by("-number")
+            .values_list("slips_complete", flat=True).first())
+    return last is not None and not last
+
+
 def tournament_standings(*, tournament: Tournament) -> list[dict]:
     """Totals over the tournament's games. Ties are broken by the last game, then its last round, then the
     round before, and so on back through the earlier games; players still tied share a rank."""
@@ -456,6 +464,8 @@ def game_record(*, game: Game) -> dict:
             "top_score": r.top_score if closed else None,
             "tops": len(r.tops) if closed else None,
             "top_total": total_tops,
+            "incidents": list(r.incidents),  # paused, resumed, extended, rack replaced, cancelled (who, why)
+            "cancel_reason": r.cancel_reason,
         })
     tournament = game.tournament
     return {

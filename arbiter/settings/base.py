@@ -215,6 +215,12 @@ ARBITER_REQUESTS_IN_FLIGHT = env.get_int("REQUESTS_IN_FLIGHT", 8)
 # Game settings: defaults of an event, each overridable per tournament.
 ARBITER_DEFAULT_ROUND_SECONDS = 180
 ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 20
+# The most the arbitrator may add to a round's clock at once (an incident in the hall).
+ARBITER_MAX_EXTEND_SECONDS = 600
+# The projector's standings for a large hall, page after page: seconds per page (the projector's link may
+# ask another with ?page_seconds=, within the bounds).
+ARBITER_PROJECTOR_PAGE_SECONDS = 10
+ARBITER_PROJECTOR_PAGE_SECONDS_BOUNDS = (2, 120)
 
 LOGGING = {
     "version": 1,

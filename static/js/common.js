@@ -11,9 +11,35 @@ export function readJson(id) {
   return el ? JSON.parse(el.textContent) : null;
 }
 
-// Django's named placeholders: fmt("%(n)s points", {n: 12}).
+// The page's language, from <html lang> (the server sets it: the tournament's on the projector and, until
+// the phone switches, on the phone).
+export function pageLanguage() {
+  return (document.documentElement.lang || "en").slice(0, 2).toLowerCase();
+}
+
+// How the page's language writes (as tournaments/typography.py on the server): French puts a no-break
+// space before : ; ? ! and before the percent sign, and writes decimals with a comma.
+const NBSP = "\u00a0";
+const HIGH_PUNCTUATION = /(?<=[\p{L}\p{N}_)\]»”’.%…])[ \u00a0\u202f]?([:;?!])(?=[\s"”»)\]]|$)/gu;
+
+export function typeset(text, lang = pageLanguage()) {
+  return lang === "fr" ? String(text).replace(HIGH_PUNCTUATION, `${NBSP}$1`) : String(text);
+}
+
+export function formatDecimal(value, places = 1, lang = pageLanguage()) {
+  const text = Number(value).toFixed(places);
+  return lang === "fr" ? text.replace(".", ",") : text;
+}
+
+export function formatPercent(value, places = 1, lang = pageLanguage()) {
+  return formatDecimal(value, places, lang) + (lang === "fr" ? `${NBSP}%` : "%");
+}
+
+// Django's named placeholders: fmt("%(n)s points", {n: 12}). The text is set in the page's typography,
+// and a number with decimals is written with the page's decimal mark.
 export function fmt(template, values) {
-  return String(template).replace(/%\((\w+)\)s/g, (_, name) => values[name] ?? "");
+  const show = (value) => (typeof value === "number" && !Number.isInteger(value) ? formatDecimal(value, 1) : value);
+  return typeset(template).replace(/%\((\w+)\)s/g, (_, name) => show(values[name]) ?? "");
 }
 
 // The message of the server's error answer ({"error": {"code", "message", "fields"}}), else `fallback`.
@@ -31,6 +57,8 @@ export function say(el, text, className = "") {
 // `none` when no round is on.
 export function idleTime(info, none = "–:––") {
   const seconds = (info.game && info.game.round_seconds) || 0;
+  // The clock paused by the arbitrator: the time it had left, standing still.
+  if (info.round_status === "open" && info.paused) return formatSeconds(Math.ceil(info.time_left || 0));
   if (info.round_status === "drawn" && seconds) return formatSeconds(seconds);
   return info.round_status === "closed" ? formatSeconds(0) : none;
 }

@@ -2,8 +2,11 @@
 // time, and paper slips are recorded without leaving the page (focus back on the table field after each).
 
 import { serverClock, startCountdown } from "./clock.js";
-import { $, newKey } from "./common.js";
+import { $, fmt, idleTime, newKey, readJson, typeset } from "./common.js";
+import { runningDeadline } from "./incidents.js";
 import { subscribe } from "./live.js";
+import { entriesTable } from "./paper-page.js";
+import { typedText } from "./paper.js";
 
 function csrfToken(form) {
   const field = form.querySelector("input[name=csrfmiddlewaretoken]");
@@ -15,7 +18,9 @@ const countdowns = [];
 function startClocks(root) {
   while (countdowns.length) countdowns.pop().stop();
   root.querySelectorAll(".clock[data-deadline]").forEach((el) => {
-    countdowns.push(startCountdown(el, { clock: serverClock, deadline: el.dataset.deadline }));
+    // A clock without a deadline (paused) keeps its text until the game tells it one.
+    const idleText = el.dataset.deadline ? "" : el.textContent;
+    countdowns.push(startCountdown(el, { clock: serverClock, deadline: el.dataset.deadline, idleText }));
   });
 }
 
@@ -151,6 +156,8 @@ function slipEntry(form) {
   const round = form.querySelector("input[name=round]").value;
   let queue = Promise.resolve();
   let pending = 0;
+  // The slips typed in this round, with their verdicts, and the checks made while typing (paper-page.js).
+  const entries = entriesTable({ form, fields, texts, logBody, state: readJson("paper-state") || {} });
 
   function say(text, ok) {
     status.textContent = text;
@@ -189,6 +196,7 @@ function slipEntry(form) {
 
   function bringBack(entry, badField) {
     for (const name of names) fields[name].value = entry[name];
+    entries.check();
     const target = fields[badField] || fields.table;
     target.focus();
     if (target.select) target.select();
@@ -219,14 +227,11 @@ function slipEntry(form) {
     if (res && res.ok) {
       const slip = answer.slip;
       const text = answer.created ? texts.recorded : texts.again;
-      row.querySelector(".entry-name").textContent = answer.player.name;
-      row.querySelector(".entry-word").textContent = slip.word;
-      row.querySelector(".entry-ref").textContent = slip.ref || "";
-      state.textContent = text;
-      state.className = "entry-state outcome-ok";
-      row.dataset.state = "recorded";
-      say(`${text}: ${texts.table}${answer.player.table} ${answer.player.name} — ${slip.word} ${slip.ref || ""} ${slip.claimed ?? ""}`, true);
+      entries.fill(row, answer.entry, text);
+      const verdict = answer.entry && answer.entry.paid !== null ? ` → ${fmt(texts.paid, { n: answer.entry.paid })}, ${answer.entry.outcome_text}` : "";
+      say(typeset(`${text}: ${texts.table}${answer.player.table} ${answer.player.name} — ${typedText(slip.word)} ${slip.ref || ""} ${slip.claimed ?? ""}${verdict}`), true);
       showProgress(answer.progress);
+      if (!pending) entries.refresh();
       return;
     }
     if (res && res.status === 409 && answer && answer.error && answer.error.code === "second_slip" && !entry.choice) {
@@ -240,9 +245,9 @@ function slipEntry(form) {
     const error = (answer && answer.error) || { message: texts.network, fields: {} };
     const badField = Object.keys(error.fields || {}).find((name) => fields[name]);
     row.dataset.state = "refused";
-    state.textContent = `${texts.refused}: ${error.message} `;
+    state.textContent = typeset(`${texts.refused}: ${error.message} `);
     state.className = "entry-state outcome-zero";
-    say(`${texts.refused} (${texts.table}${entry.table}): ${error.message}`, false);
+    say(typeset(`${texts.refused} (${texts.table}${entry.table}): ${error.message}`), false);
     // Sent again after a fix, the entry is a new slip: it gets a new key (a network failure keeps it).
     if (res) entry.key = newKey("console:");
     const again = document.createElement("button");
@@ -270,10 +275,12 @@ function slipEntry(form) {
     cell(row, "", "entry-name");
     cell(row, entry.word, "word entry-word");
     cell(row, entry.ref, "entry-ref");
-    cell(row, entry.score, "num");
+    cell(row, entry.score, "num entry-claimed");
+    cell(row, "", "num entry-paid");
     cell(row, texts.sending, "entry-state");
     logBody.prepend(row);
     form.reset();
+    entries.check();
     fields.table.focus();
     pending += 1;
     form.dataset.pending = String(pending);
@@ -283,11 +290,15 @@ function slipEntry(form) {
   // Slips handed in from phones move the count too; a closed or new round reloads the page.
   const count = $("progress-count");
   const gameId = form.action.match(/games\/(\d+)\//)[1];
-  followGame(gameId, (info) => {
-    if (String(info.round) !== round || info.round_status !== "open") {
+  followGame(gameId, async (info) => {
+    followPause(info);
+    if (String(info.round) !== round) {
       if (!pending && formIsEmpty()) window.location.reload();
       return;
     }
+    // The same round closed, corrected or joined: the verdicts and the tables again, in place.
+    await entries.refresh();
+    if (info.round_status !== "open") return;
     if (count && info.progress) count.textContent = `${info.progress.received} / ${info.progress.players}`;
   });
 }
@@ -297,6 +308,24 @@ function slipPageWithoutForm() {
   const match = window.location.pathname.match(/games\/(\d+)\/slips/);
   if (match) followGame(match[1], () => window.location.reload());
 }
+
+// The paper-slips page's clock stands still while the arbitrator has paused it, and follows the new deadline.
+function followPause(info) {
+  for (const countdown of countdowns) countdown.setDeadline(runningDeadline(info), idleTime(info));
+}
+
+// Incidents on the round screen, keyboard first: P, R, E, F or X (when no field has the cursor) puts the
+// cursor in its form, or presses its button (Resume).
+document.addEventListener("keydown", (ev) => {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey || !/^[a-z]$/i.test(ev.key)) return;
+  const active = document.activeElement;
+  if (active && ["INPUT", "TEXTAREA", "SELECT"].includes(active.tagName)) return;
+  const target = document.querySelector(`[data-key="${ev.key.toLowerCase()}"]`);
+  if (!target) return;
+  ev.preventDefault();
+  if (target.tagName === "BUTTON") target.click();
+  else target.focus();
+});
 
 startClocks(document);
 guardConfirms(document);

@@ -1,12 +1,35 @@
 // The projector: big board, the rack (kept letters, then the new ones), the countdown with the
-// 30-second call, the last top and master, the top of the standings. Follows the game live.
+// 30-second call, the last top and master, the standings page after page (projector/standings.js), the join
+// code between rounds. Follows the game live; the page fits the screen and never scrolls.
 import { fillBoard, renderRack } from "./board.js";
 import { serverClock, startCountdown } from "./clock.js";
-import { $, fmt, idleTime, readJson, showPlay } from "./common.js";
+import { $, fmt, idleTime, readJson, showPlay, typeset } from "./common.js";
+import { incidentNotice, markPaused, runningDeadline } from "./incidents.js";
 import { subscribe } from "./live.js";
+import { createStandings } from "./projector/standings.js";
 
 const config = readJson("page-config");
 const T = config.text;
+const standings = createStandings({
+  section: $("standings"),
+  body: $("standings-body"),
+  pageLabel: $("standings-page"),
+  provisionalLabel: $("standings-provisional"),
+  seconds: config.page_seconds,
+  T,
+  url: config.standings_url,
+});
+
+// A line that must stay on one line (the master: "SALADS H8 · 18 points"): its font made smaller until it
+// fits the width it has.
+function fitLine(el) {
+  el.style.fontSize = "";
+  let size = parseFloat(getComputedStyle(el).fontSize);
+  for (let i = 0; i < 30 && el.scrollWidth > el.clientWidth + 1 && size > 8; i++) {
+    size *= 0.92;
+    el.style.fontSize = `${size}px`;
+  }
+}
 
 const countdown = startCountdown($("countdown"), {
   clock: serverClock,
@@ -42,35 +65,42 @@ function render(info) {
   if (info.round_status !== "open") {
     $("call").textContent = info.round_status === "closed" ? T.closed : "";
     document.body.classList.remove("call-30");
+  } else if ($("call").textContent === T.closed) {
+    $("call").textContent = ""; // the next round is on: the last one's close is old news
   }
   // With no round on, the projector's clock stays blank.
-  countdown.setDeadline(info.round_status === "open" ? info.deadline : null, idleTime(info, ""));
+  countdown.setDeadline(runningDeadline(info), idleTime(info, ""));
+  markPaused($("countdown"), info);
+  // A pause or a cancelled round is told to the hall in the call line.
+  const notice = incidentNotice(info, T);
+  if (notice) {
+    $("call").textContent = notice;
+    document.body.classList.remove("call-30");
+  } else if ($("call").dataset.incident) {
+    $("call").textContent = "";
+  }
+  $("call").dataset.incident = notice ? "1" : "";
   const progress = info.progress || {};
   $("progress").textContent = progress.received !== null && progress.received !== undefined ? fmt(T.slips, progress) : "";
   const last = info.last;
   if (last) {
-    $("last-title").textContent = fmt(T.round_n, { n: last.number });
+    $("last-title").textContent = `${fmt(T.round_n, { n: last.number })} · ${T.master}`;
     $("last-top").textContent = topText(last);
     showPlay($("last-master"), last.master, T);
   }
   $("last").hidden = !last;
-  const body = $("standings-body");
-  body.textContent = "";
-  for (const row of (info.standings || []).slice(0, 8)) {
-    const tr = document.createElement("tr");
-    [row.rank, row.name, row.total, row.diff ? `-${Math.abs(row.diff)}` : "0"].forEach((v, i) => {
-      const td = document.createElement("td");
-      td.textContent = v;
-      if (i !== 1) td.className = "num";
-      tr.appendChild(td);
-    });
-    body.appendChild(tr);
-  }
-  $("standings").hidden = !last || !(info.standings || []).length;
-  // Before the first rack and between games the hall needs the join code more than anything else.
-  $("join").hidden = Boolean(last) || inPlay;
-  $("bag").textContent = game.bag_count !== undefined && game.bag_count !== null ? `${T.bag}: ${game.bag_count}` : "";
+  // Before the first rack and between rounds the hall needs the join code (latecomers join then); during a
+  // round, the rack and the clock take its room.
+  $("join").hidden = inPlay || info.status === "over";
+  document.body.dataset.phase = inPlay ? "play" : info.status === "over" ? "over" : last ? "between" : "before";
+  if (last) fitLine($("last-master"));
+  $("bag").textContent = game.bag_count !== undefined && game.bag_count !== null ? typeset(`${T.bag}: ${game.bag_count}`) : "";
+  standings.show(info); // last: it measures the room the rest leaves
 }
+
+window.addEventListener("resize", () => {
+  if (!$("last").hidden) fitLine($("last-master"));
+});
 
 const initial = JSON.parse($("page-snapshot").textContent || "{}");
 if (initial && initial.game) render(initial);

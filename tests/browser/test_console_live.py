@@ -58,18 +58,17 @@ def test_the_slips_page_follows_the_round(new_page, arbitrator, live_server):
     services.slip_submit(round=round, player=ada, word="RETAINS", ref="H8", score=66, key="phone-1")
     wait_for(lambda: page.locator("#progress-count").inner_text() == "1 / 1")
 
-    # The round closes: the page reloads by itself, saying so (slips handed in before the end call may
-    # still be entered).
-    assert page.locator("text=The round is closed.").count() == 0
-    with page.expect_response(lambda response: followed.match(response.url), timeout=10000):
-        services.round_close(round=round)
-    page.wait_for_selector("text=The round is closed.")
+    # The round closes: the page says so in place, without a reload that would lose what the arbitrator is
+    # typing (slips handed in before the end call may still be entered, each answered with its verdict).
+    assert not page.locator("text=The round is closed.").is_visible()
+    services.round_close(round=round)
+    page.wait_for_selector("text=The round is closed.", state="visible", timeout=10000)
 
     # One stream each time, slip counts included; the server's time is asked as a page opens, not every second.
     clock = re.compile(rf".*/games/{game.pk}/live\?clock=1$")
     loads = [url for url in asked if url.endswith(f"/console/games/{game.pk}/slips/")]
     streams = [url for url in asked if re.search(rf"/games/{game.pk}/events\?progress=1$", url)]
-    assert len(loads) == 3 and len(streams) >= 3
+    assert len(loads) == 2 and len(streams) >= 2  # opened, then reloaded once when the round opened
     before = len([url for url in asked if clock.match(url)])
     page.wait_for_timeout(2500)
     assert len([url for url in asked if clock.match(url)]) == before

@@ -105,3 +105,39 @@ def test_every_answer_of_a_whole_game_matches_the_schema(api_game, arbitrator_cl
     state.content = json.dumps({**state.json(), "bag_count": "many"}).encode()
     with pytest.raises(Exception, match="bag_count|many"):
         schema.find_operation_by_path("GET", game.url()).validate_response(_as_schemathesis("GET", game.url(), state))
+
+
+def test_the_answer_serializers_declare_every_key_the_selectors_give(api_game):
+    """The output serializers produce the bodies: a key a selector adds and no serializer declares would
+    never reach the API. Every body-building selector's keys are declared, on a game with a closed round."""
+    from tournaments import selectors
+    from tournaments.api import serializers as s
+    from tournaments.live import snapshot as live_snapshot
+    from tournaments.models import Game, Player
+
+    game = api_game(players=2)
+    expect(game.arbitrator.post(game.url("/rounds"), {"rack": "EIRST?A"}, format="json"), 201)
+    expect(game.arbitrator.post(game.round_url(1, "/start"), {}, format="json"), 200)
+    expect(game.players[0].client.post(game.round_url(1, "/slips"), {"word": "aSTERIA", "ref": "H8", "key": "k"},
+                                       format="json"), 201)
+    expect(game.arbitrator.post(game.round_url(1, "/close"), {}, format="json"), 200)
+    model = Game.objects.get(pk=game.id)
+    round_ = model.rounds.get(number=1)
+    player = Player.objects.get(pk=game.players[0].id)
+    bodies = [
+        (s.GameStateSerializer, selectors.game_state(game=model)),
+        (s.RoundDetailSerializer, selectors.round_detail(round=round_, arbitrator=True)),
+        (s.RoundDetailSerializer, selectors.round_detail(round=round_, player=player)),
+        (s.ProgressSerializer, selectors.game_progress(game=model)),
+        (s.LiveSerializer, live_snapshot.live_body(model.pk)),
+        *((s.StandingRowSerializer, row) for row in selectors.game_standings(game=model)),
+        *((s.TournamentStandingRowSerializer, row)
+          for row in selectors.tournament_standings(tournament=model.tournament)),
+        *((s.ResultRowSerializer, row) for row in selectors.round_detail(round=round_)["results"]),
+    ]
+    undeclared = {serializer.__name__: sorted(set(body) - set(serializer().fields))
+                  for serializer, body in bodies if set(body) - set(serializer().fields)}
+    assert undeclared == {}
+    # And what a serializer makes of a selector's body is that body (nothing dropped, nothing retyped).
+    state = selectors.game_state(game=model)
+    assert dict(s.GameStateSerializer(state).data) == state

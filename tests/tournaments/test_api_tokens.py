@@ -233,7 +233,7 @@ def test_the_token_pages_speak_french(arbitrator):
     assert "Jetons d’API" in page and "Révoquer…" in page
     ident = AuthToken.objects.get(user=arbitrator).digest[:12]
     confirm = client.get(reverse("console-api-token-revoke", args=[ident])).content.decode()
-    assert f"Révoquer le jeton d’API {ident} ?" in confirm
+    assert f"Révoquer le jeton d’API {ident}\u00a0?" in confirm  # French typography: a no-break space
     done = client.post(reverse("console-api-token-revoke", args=[ident]), follow=True).content.decode()
     assert f"Jeton {ident} révoqué" in done
     assert Tournament.objects.count() == 0

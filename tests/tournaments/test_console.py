@@ -279,17 +279,18 @@ def test_a_refused_typed_rack_shows_the_precise_reason(console, seated, rack):
 @pytest.mark.parametrize(
     ("rack", "french"),
     [
-        ("BCDFGHJ", "BCDFGHJ : il faut au moins 2 voyelles"),
-        ("ZZZEEAI", "ZZZEEAI : ZZ absentes du sac"),
-        ("AEI", "AEI : le tirage doit avoir 7 lettres, pas 3"),
-        ("AEIOUAB", "AEIOUAB : il faut au moins 2 consonnes"),
+        ("BCDFGHJ", "BCDFGHJ\u00a0: il faut au moins 2 voyelles"),
+        ("ZZZEEAI", "ZZZEEAI\u00a0: ZZ absentes du sac"),
+        ("AEI", "AEI\u00a0: le tirage doit avoir 7 lettres, pas 3"),
+        ("AEIOUAB", "AEIOUAB\u00a0: il faut au moins 2 consonnes"),
     ],
 )
 def test_a_refused_typed_rack_is_explained_in_french(console, seated, rack, french):
     game, _, _ = seated
     console.cookies["django_language"] = "fr"
     answer = console.post(reverse("console-draw", args=[game.pk]), {"rack": rack}, follow=True)
-    assert f"Tirage {rack} refusé : {french}" in messages_of(answer)
+    # French typography: a no-break space before the colon.
+    assert f"Tirage {rack} refusé\u00a0: {french}" in messages_of(answer)
 
 
 def test_a_rack_with_other_characters_is_refused_by_the_form(console, seated):

@@ -29,7 +29,7 @@ def test_a_refused_rack_carries_what_it_names(make_game, rack, code, params):
 def test_the_console_text_comes_from_the_code_and_parameters_not_the_message():
     error = Conflict("not_in_bag", "any English sentence at all", params={"rack": "ZZZEEAI", "letters": "ZZ"})
     with translation.override("fr"):
-        assert error_text(error) == "ZZZEEAI : ZZ absentes du sac"
+        assert error_text(error) == "ZZZEEAI\u00a0: ZZ absentes du sac"  # French typography: a no-break space
     with translation.override("en"):
         assert error_text(error) == "ZZZEEAI: ZZ not in the bag"
     shared = Conflict("shared_table", "whatever", params={"table": 4})

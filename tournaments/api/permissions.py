@@ -35,6 +35,63 @@ class IsPlayer(BasePermission):
         return player_of(request) is not None
 
 
+def _game_role(request, view) -> str | None:
+    """The caller's role in the game of the URL (every staff arbitrator is head in a game without roles)."""
+    from tournaments.services.roles import role_of
+
+    game_id = view.kwargs.get("game_id") if hasattr(view, "kwargs") else None
+    if game_id is None:
+        return "head"
+    return role_of(game_id, request.user)
+
+
+class _GameRole(BasePermission):
+    """An arbitrator whose role in the game of the URL allows the action; a caller who is no arbitrator at
+    all is refused as IsArbitrator refuses (403 ``arbitrator_only``)."""
+
+    def has_permission(self, request, view) -> bool:
+        if not is_arbitrator(request.user):
+            self.message, self.code = IsArbitrator.message, IsArbitrator.code
+            return False
+        return self.allows(_game_role(request, view))
+
+    def allows(self, role: str | None) -> bool:
+        raise NotImplementedError
+
+
+class IsHeadArbitrator(_GameRole):
+    """The game's head arbitrator: the clock, the racks, the master, the end, incidents and roles."""
+
+    message = "Only the game's head arbitrator may do this."
+    code = "head_only"
+
+    def allows(self, role: str | None) -> bool:
+        return role == "head"
+
+
+class IsGameArbitrator(_GameRole):
+    """An arbitrator with a role in the game of the URL, head or assistant (assistants enter and correct
+    slips)."""
+
+    message = "You have no arbitrator's role in this game."
+    code = "not_game_arbitrator"
+
+    def allows(self, role: str | None) -> bool:
+        return role is not None
+
+
+class IsGameArbitratorOrPlayer(BasePermission):
+    """A player of the game (a bearer token valid for it), or an arbitrator with a role in it."""
+
+    message = "Only an arbitrator of this game or one of its players may do this."
+    code = "forbidden"
+
+    def has_permission(self, request, view) -> bool:
+        if player_of(request) is not None:
+            return True
+        return is_arbitrator(request.user) and _game_role(request, view) is not None
+
+
 class IsArbitratorOrPlayer(BasePermission):
     message = "Only the arbitrator or a player of this game may do this."
     code = "forbidden"

@@ -1,7 +1,8 @@
 """Shapes of the API's bodies: what a request may contain (checked here) and what an answer holds.
 
 Request serializers only check the form of the input; whether the action fits the game is the services'
-business. Answer serializers document the bodies for the OpenAPI schema.
+business. Answer serializers produce the answers' bodies (the views hand them a model or a selector's dict),
+so the OpenAPI schema documents what is sent.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from rest_framework import serializers
 from engine.notation import canonical_ref  # noqa: F401  (re-exported for the views)
 from engine.rules import Rules, rules_preset
 from engine.tiles import load_tileset
+from tournaments.formats import iso
 from tournaments.limits import (
     LEXICON_NAME_MAX,
     PLAYER_NAME_MAX,
@@ -235,6 +237,26 @@ ERROR_FIELDS_SCHEMA = {
 }
 
 
+class IsoDateTimeField(serializers.DateTimeField):
+    """A time as the API writes it everywhere: ISO 8601 with ``+00:00`` (tournaments.formats.iso); a time
+    the selectors already wrote as text is given as it is."""
+
+    def to_representation(self, value):
+        return value if isinstance(value, str) else iso(value)
+
+
+class BodySerializer(serializers.Serializer):
+    """An answer serializer over a selector's dict: each declared field typed as the schema says, the
+    optional ones (``required=False``) only when the selector gave them."""
+
+    def to_representation(self, instance):
+        body = super().to_representation(instance)
+        if isinstance(instance, dict):
+            body = {name: value for name, value in body.items()
+                    if self.fields[name].required or self.fields[name].source_attrs[0] in instance}
+        return body
+
+
 @extend_schema_field(ERROR_FIELDS_SCHEMA)
 class ErrorFieldsField(serializers.DictField):
     pass
@@ -274,6 +296,12 @@ class TournamentCreateSerializer(serializers.Serializer):
     ruleset = StrictChoiceField(choices=["fisf", "classic"], default="fisf")
     round_seconds = StrictIntegerField(min_value=10, max_value=3600, default=180)
     coordinates = StrictChoiceField(choices=["rows-letters", "rows-numbers"], default="rows-letters")
+    language = StrictChoiceField(
+        choices=["en", "fr"], default="en",
+        error_messages={"invalid_choice": "\"{input}\" is not a language of the sheets: \"en\" or \"fr\"."},
+        help_text="The language of the tournament's sheets and projector, and its phones' first language "
+                  "(each phone can switch): \"en\" (English, the default) or \"fr\" (French).",
+    )
     rules = RulesField(required=False)
 
     def validate_tileset(self, value: str) -> str:
@@ -306,6 +334,8 @@ class PlayerRegisterSerializer(serializers.Serializer):
 class JoinSerializer(serializers.Serializer):
     join_code = StrictCharField(max_length=12)
     name = StrictCharField(max_length=PLAYER_NAME_MAX, visible=True)
+    table = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=TABLE_MAX,
+                               help_text="The table the player sits at; left out, the next free table.")
 
 
 class RoundDrawSerializer(serializers.Serializer):
@@ -332,7 +362,9 @@ class RackRejectSerializer(RoundDrawSerializer):
                            help_text="The rejected rack as drawn: uppercase letters, '?' a blank.")
 
 
-class RackRejectedSerializer(serializers.Serializer):
+class RackRejectedSerializer(BodySerializer):
+    """Its instance: ``{"rejected": [...], "bag_count": n}``."""
+
     rejected = serializers.ListField(child=serializers.CharField(), help_text="Rejections so far, e.g. -AEIOUU+")
     bag_count = serializers.IntegerField()
 
@@ -412,9 +444,9 @@ class CorrectionSerializer(serializers.Serializer):
 # ---- answers --------------------------------------------------------------------------------------------
 
 
-class TokenSerializer(serializers.Serializer):
+class TokenSerializer(BodySerializer):
     token = serializers.CharField()
-    expires = serializers.DateTimeField(help_text="When the token stops working (ARBITER_API_TOKEN_HOURS after issue).")
+    expires = IsoDateTimeField(help_text="When the token stops working (ARBITER_API_TOKEN_HOURS after issue).")
 
 
 class TournamentSerializer(serializers.Serializer):
@@ -425,6 +457,7 @@ class TournamentSerializer(serializers.Serializer):
     ruleset = serializers.CharField()
     round_seconds = serializers.IntegerField()
     coordinates = serializers.CharField()
+    language = serializers.CharField(help_text="\"en\" or \"fr\": the language of its sheets, projector and phones.")
     rules = serializers.DictField(source="rule_overrides")
     created_at = serializers.DateTimeField()
 
@@ -439,12 +472,19 @@ class GameSerializer(serializers.Serializer):
 
 
 class RegisteredPlayerSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    game = serializers.IntegerField()
+    """A player registered or joined, with the bearer token issued now (given once: only its digest is kept).
+    Its instance is the Player; the token comes in the context."""
+
+    id = serializers.IntegerField(source="pk")
+    game = serializers.IntegerField(source="first_game_id")
     name = serializers.CharField()
     table = serializers.IntegerField(allow_null=True)
     series = serializers.CharField()
-    token = serializers.CharField()
+    token = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(help_text="The player's bearer token (Authorization: Bearer ...)."))
+    def get_token(self, player) -> str:
+        return self.context["token"]
 
 
 class RoundDrawnSerializer(serializers.Serializer):
@@ -460,12 +500,21 @@ class RoundDrawnSerializer(serializers.Serializer):
 class RoundStartedSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     status = serializers.CharField()
-    deadline = serializers.DateTimeField()
+    deadline = IsoDateTimeField()
+
+
+class RoundCompleteSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    slips_complete = serializers.BooleanField()
+    provisional = serializers.BooleanField()
 
 
 class RoundClosedSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    status = serializers.CharField()
+    """Its instance: ``{"round": Round, "closed": bool}``."""
+
+    number = serializers.IntegerField(source="round.number")
+    status = serializers.CharField(source="round.status")
     closed = serializers.BooleanField(help_text="True when this request closed the round.")
 
 
@@ -474,17 +523,32 @@ class SlipSerializer(serializers.Serializer):
     round = serializers.IntegerField(source="round.number")
     player = serializers.IntegerField(source="player_id")
     word = serializers.CharField()
-    ref = serializers.CharField()
+    ref = serializers.CharField(allow_blank=True)
     score = serializers.IntegerField(source="claimed", allow_null=True)
     key = serializers.CharField()
     seq = serializers.IntegerField(allow_null=True, help_text="The device's order of the slip, as sent.")
-    received_at = serializers.DateTimeField()
-    entered_by = serializers.CharField(source="entered_by.get_username", allow_null=True, default=None)
+    received_at = IsoDateTimeField()
+    entered_by = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True, help_text="The arbitrator who typed a paper slip."))
+    def get_entered_by(self, slip) -> str | None:
+        return slip.entered_by.get_username() if slip.entered_by_id else None
+
+
+@dataclasses.dataclass(frozen=True)
+class SlipAnswer:
+    """A slip handed in: the slip that counts for the player now, whether the key was already known, and the
+    replayed key's own slip when it no longer counts."""
+
+    slip: object
+    replayed: bool
+    replaced: object = None
 
 
 class SlipAnswerSerializer(SlipSerializer):
     """A slip handed in (201) or its key again (200). The fields are the slip the server holds for the
-    player now; when a replayed key's slip was replaced since, that slip is under ``replaced``."""
+    player now; when a replayed key's slip was replaced since, that slip is under ``replaced``.
+    Its instance is a SlipAnswer."""
 
     replayed = serializers.BooleanField(help_text="True when the key was already known (200): nothing was written.")
     replaced = SlipSerializer(
@@ -493,19 +557,27 @@ class SlipAnswerSerializer(SlipSerializer):
         "it); the fields above are then the slip that counts. Null otherwise.",
     )
 
+    def to_representation(self, answer: SlipAnswer) -> dict:
+        return {
+            **SlipSerializer(answer.slip).data,
+            "replayed": answer.replayed,
+            "replaced": None if answer.replaced is None else SlipSerializer(answer.replaced).data,
+        }
+
 
 class LateSlipSerializer(serializers.Serializer):
     """A paper slip handed in after the end call (arbitrator, ``late``: true): on record, paid 0."""
 
     id = serializers.IntegerField()
-    round = serializers.IntegerField()
-    player = serializers.IntegerField()
+    round = serializers.IntegerField(source="round.number")
+    player = serializers.IntegerField(source="player_id")
     word = serializers.CharField()
-    ref = serializers.CharField()
-    score = serializers.IntegerField(allow_null=True)
-    received_at = serializers.DateTimeField()
+    ref = serializers.CharField(allow_blank=True)
+    score = serializers.IntegerField(source="claimed", allow_null=True)
+    received_at = IsoDateTimeField()
     late_by = serializers.FloatField(help_text="Seconds after the end call.")
-    admitted = serializers.IntegerField(allow_null=True, help_text="The slip it became once admitted.")
+    admitted = serializers.IntegerField(source="admitted_id", allow_null=True,
+                                        help_text="The slip it became once admitted.")
 
 
 class PlayPlainSerializer(serializers.Serializer):
@@ -514,43 +586,137 @@ class PlayPlainSerializer(serializers.Serializer):
     score = serializers.IntegerField()
 
 
-class ResultRowSerializer(serializers.Serializer):
+class ResultRowSerializer(BodySerializer):
     player = serializers.IntegerField()
     name = serializers.CharField()
+    table = serializers.IntegerField(allow_null=True)
     word = serializers.CharField(allow_null=True)
-    ref = serializers.CharField(allow_null=True)
+    ref = serializers.CharField(allow_null=True, allow_blank=True)
     claimed = serializers.IntegerField(allow_null=True)
     paid = serializers.IntegerField()
     outcome = serializers.ChoiceField(choices=["ok", "warning", "penalty", "zero"])
     reason = serializers.CharField()
+    message = serializers.CharField(allow_blank=True)
+    top = serializers.BooleanField(help_text="The player scored the top.")
+    corrected = serializers.BooleanField(help_text="The arbitrator corrected the result.")
 
 
-class RoundDetailSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    status = serializers.CharField()
-    rack = serializers.CharField()
-    deadline = serializers.DateTimeField(allow_null=True)
-    top_score = serializers.IntegerField(allow_null=True)
-    tops = PlayPlainSerializer(many=True, required=False, allow_null=True, help_text="Null until the round is closed.")
-    master = PlayPlainSerializer(required=False, allow_null=True)
-    results = ResultRowSerializer(many=True, required=False, allow_null=True,
-                                  help_text="Null until the round is closed.")
-
-
-class GameStateSerializer(serializers.Serializer):
+class RoundSlipSerializer(BodySerializer):
     id = serializers.IntegerField()
-    status = serializers.CharField()
-    round = serializers.IntegerField(allow_null=True)
-    board = serializers.ListField(child=serializers.CharField(), min_length=15, max_length=15)
-    bag_count = serializers.IntegerField()
+    word = serializers.CharField()
+    ref = serializers.CharField(allow_blank=True)
+    claimed = serializers.IntegerField(allow_null=True)
+    received_at = IsoDateTimeField()
 
 
-class StandingRowSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
+class LateRowSerializer(BodySerializer):
+    id = serializers.IntegerField()
     player = serializers.IntegerField()
     name = serializers.CharField()
     table = serializers.IntegerField(allow_null=True)
+    word = serializers.CharField()
+    ref = serializers.CharField(allow_blank=True)
+    claimed = serializers.IntegerField(allow_null=True)
+    received_at = IsoDateTimeField()
+    late_by = serializers.FloatField()
+    admitted = serializers.BooleanField()
+
+
+class RoundDetailSerializer(BodySerializer):
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    rack = serializers.CharField()
+    kept = serializers.CharField(allow_blank=True)
+    drawn = serializers.CharField(allow_blank=True)
+    rejected = serializers.ListField(child=serializers.CharField())
+    board = serializers.ListField(child=serializers.CharField(), min_length=15, max_length=15,
+                                  help_text="The board the rack is played on.")
+    deadline = IsoDateTimeField(allow_null=True)
+    started_at = IsoDateTimeField(allow_null=True)
+    closed_at = IsoDateTimeField(allow_null=True)
+    top_score = serializers.IntegerField(allow_null=True)
+    tops = PlayPlainSerializer(many=True, allow_null=True, help_text="Null until the round is closed.")
+    master = PlayPlainSerializer(allow_null=True)
+    results = ResultRowSerializer(many=True, allow_null=True, help_text="Null until the round is closed.")
+    slip = RoundSlipSerializer(required=False, allow_null=True, help_text="A player's own slip (players only).")
+    late = LateRowSerializer(many=True, required=False, help_text="Slips that came late (arbitrators only).")
+    tops_ready = serializers.BooleanField(required=False, help_text="Arbitrators only.")
+    no_play = serializers.BooleanField(required=False, help_text="No play is possible (arbitrators only).")
+    progress = serializers.DictField(required=False, help_text="Slips received and who is missing (arbitrators only).")
+
+
+class LabelsSerializer(serializers.Serializer):
+    rows = serializers.ListField(child=serializers.CharField())
+    cols = serializers.ListField(child=serializers.CharField())
+
+
+class GameStateSerializer(BodySerializer):
+    id = serializers.IntegerField()
+    tournament = serializers.IntegerField()
+    tournament_name = serializers.CharField()
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    end_reason = serializers.CharField(allow_blank=True)
+    join_code = serializers.CharField()
+    round = serializers.IntegerField(allow_null=True)
+    round_status = serializers.CharField(allow_null=True)
+    rack = serializers.CharField(allow_null=True)
+    kept = serializers.CharField(allow_null=True, allow_blank=True)
+    drawn = serializers.CharField(allow_null=True, allow_blank=True)
+    rejected = serializers.ListField(child=serializers.CharField())
+    deadline = IsoDateTimeField(allow_null=True)
+    board = serializers.ListField(child=serializers.CharField(), min_length=15, max_length=15)
+    bag_count = serializers.IntegerField()
+    pending_rejected = serializers.ListField(child=serializers.CharField(),
+                                             help_text="Physical draws rejected before the next rack.")
+    coordinates = serializers.CharField()
+    labels = LabelsSerializer()
+    lexicon = serializers.CharField()
+    tileset = serializers.CharField()
+    ruleset = serializers.CharField()
+    round_seconds = serializers.IntegerField()
+    players = serializers.IntegerField()
+    version = serializers.IntegerField()
+    server_time = IsoDateTimeField()
+
+
+class StandingRowSerializer(BodySerializer):
+    rank = serializers.IntegerField()
+    series_rank = serializers.IntegerField(help_text="The rank among the players of the same series.")
+    player = serializers.IntegerField()
+    name = serializers.CharField()
+    table = serializers.IntegerField(allow_null=True)
+    series = serializers.CharField(allow_blank=True)
     total = serializers.IntegerField()
+    diff = serializers.IntegerField()
+    percent = serializers.FloatField()
+    tops = serializers.IntegerField()
+    solos = serializers.IntegerField()
+    solo_points = serializers.IntegerField()
+    warnings = serializers.IntegerField()
+    warning_points = serializers.IntegerField()
+    penalties = serializers.IntegerField()
+    rounds = serializers.IntegerField()
+    provisional = serializers.BooleanField(
+        required=False, help_text="The last closed round's paper slips are still being entered.")
+
+
+class GameTotalSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    number = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class TournamentStandingRowSerializer(BodySerializer):
+    rank = serializers.IntegerField()
+    series_rank = serializers.IntegerField()
+    player = serializers.IntegerField()
+    name = serializers.CharField()
+    table = serializers.IntegerField(allow_null=True)
+    series = serializers.CharField(allow_blank=True)
+    total = serializers.IntegerField()
+    games = GameTotalSerializer(many=True)
+    sum_tops = serializers.IntegerField()
     diff = serializers.IntegerField()
     percent = serializers.FloatField()
     tops = serializers.IntegerField()
@@ -559,46 +725,51 @@ class StandingRowSerializer(serializers.Serializer):
     penalties = serializers.IntegerField()
 
 
-class MissingPlayerSerializer(serializers.Serializer):
+class MissingPlayerSerializer(BodySerializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     table = serializers.IntegerField(allow_null=True)
 
 
-class ProgressSerializer(serializers.Serializer):
+class ProgressSerializer(BodySerializer):
     round = serializers.IntegerField(allow_null=True)
     status = serializers.CharField(allow_null=True)
-    deadline = serializers.DateTimeField(allow_null=True)
+    deadline = IsoDateTimeField(allow_null=True)
     received = serializers.IntegerField()
     players = serializers.IntegerField()
     missing = MissingPlayerSerializer(many=True)
 
 
-class LiveSerializer(serializers.Serializer):
+class LiveSerializer(BodySerializer):
     version = serializers.IntegerField()
     status = serializers.CharField()
     round = serializers.IntegerField(allow_null=True)
     round_status = serializers.CharField(allow_null=True)
-    deadline = serializers.DateTimeField(allow_null=True)
-    server_time = serializers.DateTimeField()
+    deadline = IsoDateTimeField(allow_null=True)
+    paused = serializers.BooleanField(required=False, help_text="The arbitrator has stopped the clock.")
+    time_left = serializers.FloatField(required=False, allow_null=True,
+                                       help_text="Seconds left on the stopped clock (null when it runs).")
+    server_time = IsoDateTimeField()
 
 
 class MySlipSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     word = serializers.CharField()
-    ref = serializers.CharField()
-    score = serializers.IntegerField(allow_null=True)
+    ref = serializers.CharField(allow_blank=True)
+    score = serializers.IntegerField(source="claimed", allow_null=True)
     key = serializers.CharField()
     seq = serializers.IntegerField(allow_null=True)
-    received_at = serializers.DateTimeField()
+    received_at = IsoDateTimeField()
 
 
-class MeSerializer(serializers.Serializer):
+class MeSerializer(BodySerializer):
+    """Its instance: the player's fields, the current round and the player's slip in it (a Slip, or None)."""
+
     id = serializers.IntegerField()
     name = serializers.CharField()
     table = serializers.IntegerField(allow_null=True)
     game = serializers.IntegerField()
     round = serializers.IntegerField(allow_null=True)
     round_status = serializers.CharField(allow_null=True)
+    provisional = serializers.BooleanField(required=False)
     slip = MySlipSerializer(allow_null=True)
-

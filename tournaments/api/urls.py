@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import views
+from tournaments.api import incidents, views
 
 urlpatterns = [
     path("auth/token", views.AuthTokenView.as_view(), name="api-auth-token"),
@@ -25,7 +25,18 @@ urlpatterns = [
     path("games/<int:game_id>/rounds/<int:number>/start", views.RoundStartView.as_view(), name="api-round-start"),
     path("games/<int:game_id>/rounds/<int:number>/close", views.RoundCloseView.as_view(), name="api-round-close"),
     path("games/<int:game_id>/rounds/<int:number>/master", views.RoundMasterView.as_view(), name="api-round-master"),
+    path("games/<int:game_id>/rounds/<int:number>/complete", views.RoundCompleteView.as_view(),
+         name="api-round-complete"),
     path("games/<int:game_id>/rounds/<int:number>/slips", views.SlipsView.as_view(), name="api-round-slips"),
+    path("games/<int:game_id>/rounds/<int:number>/pause", incidents.RoundPauseView.as_view(), name="api-round-pause"),
+    path("games/<int:game_id>/rounds/<int:number>/resume", incidents.RoundResumeView.as_view(),
+         name="api-round-resume"),
+    path("games/<int:game_id>/rounds/<int:number>/extend", incidents.RoundExtendView.as_view(),
+         name="api-round-extend"),
+    path("games/<int:game_id>/rounds/<int:number>/cancel", incidents.RoundCancelView.as_view(),
+         name="api-round-cancel"),
+    path("games/<int:game_id>/rounds/<int:number>/rack", incidents.RoundRackView.as_view(), name="api-round-rack"),
+    path("games/<int:game_id>/arbitrators", incidents.GameArbitratorsView.as_view(), name="api-game-arbitrators"),
     path(
         "games/<int:game_id>/rounds/<int:number>/slips/<int:slip_id>/correct",
         views.SlipCorrectView.as_view(),

@@ -23,7 +23,16 @@ from tournaments.api.authentication import (
     PlayerTokenAuthentication,
 )
 from tournaments.api.parsers import LimitedJSONParser
-from tournaments.api.permissions import IsArbitrator, IsArbitratorOrPlayer, IsPlayer, is_arbitrator, player_of
+from tournaments.api.permissions import (
+    IsArbitrator,
+    IsArbitratorOrPlayer,
+    IsGameArbitrator,
+    IsGameArbitratorOrPlayer,
+    IsHeadArbitrator,
+    IsPlayer,
+    is_arbitrator,
+    player_of,
+)
 from tournaments.api.throttles import (
     AuthRateThrottle,
     JoinFailureAllThrottle,
@@ -31,9 +40,9 @@ from tournaments.api.throttles import (
     SlipRateThrottle,
 )
 from tournaments.errors import Forbidden, NotFound, ServiceError
-from tournaments.formats import iso
 from tournaments.live import snapshot as live_snapshot
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
+from tournaments.services.incidents import refuse_if_paused
 from tournaments.services.slips import StaleSlip
 
 ERRORS = {
@@ -150,7 +159,7 @@ class AuthTokenView(ApiView):
         if not user.is_staff:
             raise Forbidden("not_arbitrator", "Only arbitrators (staff users) get an API token.")
         token, expires = security.issue_api_token(user)
-        return Response({"token": token, "expires": iso(expires)})
+        return Response(s.TokenSerializer({"token": token, "expires": expires}).data)
 
 
 class TournamentsView(ApiView):
@@ -176,23 +185,17 @@ class TournamentGamesView(ApiView):
 
 
 class TournamentStandingsView(PublicView):
-    @extend_schema(responses=answers({200: s.StandingRowSerializer(many=True)}, 404))
+    @extend_schema(responses=answers({200: s.TournamentStandingRowSerializer(many=True)}, 404))
     def get(self, request, tournament_id: int):
         tournament = Tournament.objects.filter(pk=tournament_id).first()
         if tournament is None:
             raise NotFound("not_found", f"no tournament {tournament_id}")
-        return Response(selectors.tournament_standings(tournament=tournament))
+        return Response(s.TournamentStandingRowSerializer(selectors.tournament_standings(tournament=tournament),
+                                                          many=True).data)
 
 
 def registered(player: Player, token: str) -> dict:
-    return {
-        "id": player.pk,
-        "game": player.first_game_id,
-        "name": player.name,
-        "table": player.table,
-        "series": player.series,
-        "token": token,
-    }
+    return s.RegisteredPlayerSerializer(player, context={"token": token}).data
 
 
 class GamePlayersView(ApiView):
@@ -218,7 +221,8 @@ class JoinView(ApiView):
     def post(self, request):
         data = valid(s.JoinSerializer, request)
         try:
-            player, token = services.player_join(join_code=data["join_code"], name=data["name"])
+            player, token = services.player_join(join_code=data["join_code"], name=data["name"],
+                                                 table=data.get("table"))
         except NotFound as error:
             if error.code == "unknown_join_code":
                 for throttle in self.get_throttles():
@@ -235,22 +239,27 @@ class GameView(ApiView):
 
     @extend_schema(responses=answers({200: s.GameStateSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
-        return Response(selectors.game_state(game=read_game(game_id)))
+        return Response(s.GameStateSerializer(selectors.game_state(game=read_game(game_id))).data)
 
 
 class GameEndView(ApiView):
+    permission_classes = [IsHeadArbitrator]
+
     @extend_schema(request=s.EmptySerializer, responses=answers({200: s.GameStateSerializer}, 401, 403, 404, 409))
     def post(self, request, game_id: int):
         game = get_game(game_id)
         valid(s.EmptySerializer, request)
         game = services.game_end(game=game, actor=request.user)
-        return Response(selectors.game_state(game=game))
+        return Response(s.GameStateSerializer(selectors.game_state(game=game)).data)
 
 
 class GameStandingsView(PublicView):
     @extend_schema(responses=answers({200: s.StandingRowSerializer(many=True)}, 404))
     def get(self, request, game_id: int):
-        return Response(selectors.game_standings(game=get_game(game_id)))
+        game = get_game(game_id)
+        provisional = selectors.standings_provisional(game)  # paper slips of the last round still coming
+        rows = [{**row, "provisional": provisional} for row in selectors.game_standings(game=game)]
+        return Response(s.StandingRowSerializer(rows, many=True).data)
 
 
 class GameProgressView(ApiView):
@@ -258,7 +267,7 @@ class GameProgressView(ApiView):
 
     @extend_schema(responses=answers({200: s.ProgressSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
-        return Response(selectors.game_progress(game=read_game(game_id)))
+        return Response(s.ProgressSerializer(selectors.game_progress(game=read_game(game_id))).data)
 
 
 class GameLiveView(PublicView):
@@ -269,7 +278,7 @@ class GameLiveView(PublicView):
         body = live_snapshot.live_body(game_id)
         if body is None:
             raise NotFound("not_found", f"no game {game_id}")
-        return Response(body)
+        return Response(s.LiveSerializer(body).data)
 
 
 class GameMeView(ApiView):
@@ -283,38 +292,23 @@ class GameMeView(ApiView):
         slip = None
         if round is not None:
             slip = Slip.objects.filter(round=round, player=player, current=True).first()
-        return Response(
-            {
-                "id": player.pk,
-                "name": player.name,
-                "table": player.table,
-                "game": game.pk,
-                "round": round.number if round else None,
-                "round_status": round.status if round else None,
-                "slip": None if slip is None else {
-                    "id": slip.pk, "word": slip.word, "ref": slip.ref, "score": slip.claimed,
-                    "key": slip.key, "seq": slip.seq, "received_at": iso(slip.received_at),
-                },
-            }
-        )
+        return Response(s.MeSerializer({
+            "id": player.pk, "name": player.name, "table": player.table, "game": game.pk,
+            "round": round.number if round else None, "round_status": round.status if round else None,
+            "provisional": selectors.standings_provisional(game), "slip": slip,
+        }).data)
 
 
 # ---- rounds ---------------------------------------------------------------------------------------------
 
 
 def drawn(round: Round) -> dict:
-    return {
-        "number": round.number,
-        "rack": round.rack,
-        "kept": round.kept,
-        "drawn": round.drawn,
-        "rejected": list(round.rejected),
-        "status": round.status,
-        "typed": round.typed,
-    }
+    return s.RoundDrawnSerializer(round).data
 
 
 class RoundsView(ApiView):
+    permission_classes = [IsHeadArbitrator]
+
     @extend_schema(request=s.RoundDrawSerializer, responses=answers({201: s.RoundDrawnSerializer}, 400, 401, 403, 404, 409))
     def post(self, request, game_id: int):
         game = get_game(game_id)
@@ -324,13 +318,16 @@ class RoundsView(ApiView):
 
 
 class RackRejectView(ApiView):
+    permission_classes = [IsHeadArbitrator]
+
     @extend_schema(request=s.RackRejectSerializer, responses=answers({201: s.RackRejectedSerializer}, 400, 401, 403, 404, 409))
     def post(self, request, game_id: int):
         game = get_game(game_id)
         data = valid(s.RackRejectSerializer, request)
         rejected = services.rack_reject(game=game, rack=data.get("rack"), actor=request.user)
         game.refresh_from_db(fields=["bag"])
-        return Response({"rejected": rejected, "bag_count": len(game.bag)}, status=status.HTTP_201_CREATED)
+        return Response(s.RackRejectedSerializer({"rejected": rejected, "bag_count": len(game.bag)}).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class RoundView(ApiView):
@@ -339,31 +336,50 @@ class RoundView(ApiView):
     @extend_schema(responses=answers({200: s.RoundDetailSerializer}, 401, 403, 404))
     def get(self, request, game_id: int, number: int):
         round = get_round(read_game(game_id), number)
-        return Response(
+        return Response(s.RoundDetailSerializer(
             selectors.round_detail(round=round, player=player_of(request), arbitrator=is_arbitrator(request.user))
-        )
+        ).data)
 
 
 class RoundStartView(ApiView):
+    permission_classes = [IsHeadArbitrator]
+
     @extend_schema(request=s.EmptySerializer, responses=answers({200: s.RoundStartedSerializer}, 401, 403, 404, 409))
     def post(self, request, game_id: int, number: int):
         round = get_round(get_game(game_id), number)
         valid(s.EmptySerializer, request)
         round = services.round_start(round=round, actor=request.user)
-        return Response({"number": round.number, "status": round.status, "deadline": iso(round.deadline)})
+        return Response(s.RoundStartedSerializer(round).data)
 
 
 class RoundCloseView(ApiView):
+    permission_classes = [IsHeadArbitrator]
+
     @extend_schema(request=s.EmptySerializer, responses=answers({200: s.RoundClosedSerializer}, 401, 403, 404, 409))
     def post(self, request, game_id: int, number: int):
         round = get_round(get_game(game_id), number)
         valid(s.EmptySerializer, request)
+        refuse_if_paused(round)  # a paused round never closes: resume it first
         closed = services.round_close(round=round, actor=request.user)
         round.refresh_from_db(fields=["status"])
-        return Response({"number": round.number, "status": round.status, "closed": closed})
+        return Response(s.RoundClosedSerializer({"round": round, "closed": closed}).data)
+
+
+class RoundCompleteView(ApiView):
+    """The arbitrator has entered every paper slip of the closed round: its standings are final."""
+
+    @extend_schema(request=s.EmptySerializer, responses=answers({200: s.RoundCompleteSerializer}, 401, 403, 404, 409))
+    def post(self, request, game_id: int, number: int):
+        round = get_round(get_game(game_id), number)
+        valid(s.EmptySerializer, request)
+        round = services.round_slips_complete(round=round, actor=request.user)
+        return Response({"number": round.number, "status": round.status, "slips_complete": round.slips_complete,
+                         "provisional": selectors.standings_provisional(round.game)})
 
 
 class RoundMasterView(ApiView):
+    permission_classes = [IsHeadArbitrator]
+
     @extend_schema(request=s.MasterSerializer, responses=answers({200: s.RoundDetailSerializer}, 400, 401, 403, 404, 409))
     def post(self, request, game_id: int, number: int):
         game = get_game(game_id)
@@ -371,22 +387,11 @@ class RoundMasterView(ApiView):
         data = valid(s.MasterSerializer, request)
         ref = checked_ref(data["ref"], game)
         round = services.round_choose_master(round=round, word=data["word"], ref=ref, actor=request.user)
-        return Response(selectors.round_detail(round=round, arbitrator=True))
+        return Response(s.RoundDetailSerializer(selectors.round_detail(round=round, arbitrator=True)).data)
 
 
 def slip_body(slip: Slip) -> dict:
-    return {
-        "id": slip.pk,
-        "round": slip.round.number,
-        "player": slip.player_id,
-        "word": slip.word,
-        "ref": slip.ref,
-        "score": slip.claimed,
-        "key": slip.key,
-        "seq": slip.seq,
-        "received_at": iso(slip.received_at),
-        "entered_by": slip.entered_by.get_username() if slip.entered_by_id else None,
-    }
+    return s.SlipSerializer(slip).data
 
 
 def slip_answer(slip: Slip, created: bool) -> dict:
@@ -394,20 +399,19 @@ def slip_answer(slip: Slip, created: bool) -> dict:
     whose slip was replaced since (a newer slip of the player, a correction) answers with the slip the
     server holds now, the replayed one under ``replaced``: a phone retrying an old request is shown what
     counts, never a slip that no longer does."""
-    body = slip_body(slip)
     if created or slip.current:
-        return {**body, "replayed": not created, "replaced": None}
+        return s.SlipAnswerSerializer(s.SlipAnswer(slip, replayed=not created)).data
     held = (Slip.objects.filter(round_id=slip.round_id, player_id=slip.player_id, current=True)
             .select_related("round", "entered_by").first())
     if held is None:  # no slip counts for the player (none is ever left without one): the slip as it was
-        return {**body, "replayed": True, "replaced": None}
-    return {**slip_body(held), "replayed": True, "replaced": body}
+        return s.SlipAnswerSerializer(s.SlipAnswer(slip, replayed=True)).data
+    return s.SlipAnswerSerializer(s.SlipAnswer(held, replayed=True, replaced=slip)).data
 
 
 class SlipsView(ApiView):
     """A player hands in a slip from their phone; the arbitrator enters a paper slip for a player."""
 
-    permission_classes = [IsArbitratorOrPlayer]
+    permission_classes = [IsGameArbitratorOrPlayer]
     throttle_classes = [SlipRateThrottle]
 
     @extend_schema(
@@ -462,13 +466,13 @@ class SlipsView(ApiView):
 
 
 def late_body(late) -> dict:
-    return {"id": late.pk, "round": late.round.number, "player": late.player_id, "word": late.word,
-            "ref": late.ref, "score": late.claimed, "received_at": iso(late.received_at), "late_by": late.late_by,
-            "admitted": late.admitted_id}
+    return s.LateSlipSerializer(late).data
 
 
 class LateAdmitView(ApiView):
     """The arbitrator admits a late slip (the fault was the venue's): judged at once, logged."""
+
+    permission_classes = [IsHeadArbitrator]
 
     @extend_schema(request=s.LateAdmitSerializer, responses=answers({200: s.RoundDetailSerializer}, 400, 401, 403, 404, 409))
     def post(self, request, game_id: int, number: int, late_id: int):
@@ -479,10 +483,12 @@ class LateAdmitView(ApiView):
         data = valid(s.LateAdmitSerializer, request)
         services.late_slip_admit(late=late, reason=data["reason"], actor=request.user)
         round.refresh_from_db()
-        return Response(selectors.round_detail(round=round, arbitrator=True))
+        return Response(s.RoundDetailSerializer(selectors.round_detail(round=round, arbitrator=True)).data)
 
 
 class SlipCorrectView(ApiView):
+    permission_classes = [IsGameArbitrator]
+
     @extend_schema(request=s.CorrectionSerializer, responses=answers({200: s.RoundDetailSerializer}, 400, 401, 403, 404, 409))
     def post(self, request, game_id: int, number: int, slip_id: int):
         game = get_game(game_id)
@@ -496,4 +502,4 @@ class SlipCorrectView(ApiView):
             changes["ref"] = checked_ref(data["ref"], game)
         services.slip_correct(slip=slip, reason=data["reason"], actor=request.user, **changes)
         round.refresh_from_db()
-        return Response(selectors.round_detail(round=round, arbitrator=True))
+        return Response(s.RoundDetailSerializer(selectors.round_detail(round=round, arbitrator=True)).data)

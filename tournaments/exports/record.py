@@ -74,6 +74,13 @@ def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], result
         "top_score": round.top_score,
         "tops": [brief(top) for top in round.tops],
         "master": brief(round.master),
+        # Incidents: the clock paused (and how long was left), resumed, extended; a rack replaced; the
+        # round cancelled, with who and why (restore.py plays them back).
+        "paused_at": iso(round.paused_at),
+        "time_left": round.time_left,
+        "extended_seconds": round.extended_seconds,
+        "cancel_reason": round.cancel_reason,
+        "incidents": list(round.incidents),
         "slips": handed_in,
         "corrections": corrections,
         "results": [

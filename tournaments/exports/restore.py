@@ -22,6 +22,7 @@ from tournaments.errors import Conflict, ServiceError
 from tournaments.models import Game, Player, Round, Slip, Tournament
 from tournaments.names import clean_name
 
+from . import incidents
 from .record import RECORD_FORMAT, RECORD_VERSION
 
 SETTINGS_THAT_JUDGE = ("lexicon", "lexicon_sha256", "tileset", "ruleset", "rule_overrides", "coordinates")
@@ -187,18 +188,17 @@ class _Playback:
 
     def play(self, entry: dict) -> None:
         self.register_arrived()
-        round = self.draw(entry)
+        round = incidents.fix_racks(self.draw(incidents.as_first_drawn(entry)), entry, self.actor)
         closed_at = _when(entry.get("closed_at"))
         corrections = entry.get("corrections") or []
         before_close = [c for c in corrections if closed_at and c.get("at") and _when(c["at"]) < closed_at]
         after_close = [c for c in corrections if c not in before_close]
         if entry.get("started_at"):
             round = services.round_start(round=round, actor=self.actor, now=_when(entry["started_at"]))
-            for slip in entry.get("slips") or []:
-                self.hand_in(round, slip)
+            incidents.replay(round, entry, self.hand_in, self.actor)  # the slips, the clock paused or extended
             for correction in before_close:
                 self.correct(round, correction)
-        if closed_at is None:
+        if incidents.cancel(round, entry, self.actor) or closed_at is None:
             return
         services.round_close(round=round, actor=self.actor, now=closed_at)
         round.refresh_from_db()

@@ -17,6 +17,7 @@ from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 from tournaments import selectors
+from tournaments.live.incidents import incidents_shown
 from tournaments.models import Game, LogEntry, Player, Result, Round
 from tournaments.selectors import overdue
 from tournaments.services import game_close_if_due
@@ -84,6 +85,10 @@ def build_snapshot(game_id: int) -> dict | None:
         "progress": progress,
         "progress_mark": mark,
         "standings": rows[:STANDINGS_SHOWN],
+        # The last closed round still waits for paper slips: its standings may change (rounds closed in
+        # number order, so the last closed round is the one read above).
+        "provisional": last_closed is not None and not last_closed.slips_complete,
+        **incidents_shown(game, current),
     }
 
 
@@ -144,6 +149,7 @@ def live_body(game_id: int) -> dict | None:
     if not isinstance(version, int):  # degraded, without the cache: the counter as the cache last gave it
         version = game_version(game_id)
     return {"version": version, **{key: snapshot[key] for key in LIVE_FIELDS},
+            "paused": snapshot.get("paused", False), "time_left": snapshot.get("time_left"),
             "server_time": timezone.now().isoformat()}
 
 
@@ -306,3 +312,21 @@ def snapshot_closing_connections(game_id: int) -> dict | None:
 def close_if_due(game_id: int) -> bool:
 
     return game_close_if_due(game_id=game_id)
+
+
+HALL_FIELDS = ("rank", "player", "name", "table", "total", "diff")
+
+
+def hall_standings(game_id: int) -> dict | None:
+    """Every line of the standings, for the projector's pages (the snapshot carries the first
+    STANDINGS_SHOWN): from the cache the snapshot's come from; none before the first close (None: no game)."""
+    game = Game.objects.select_related("tournament").filter(pk=game_id).first()
+    if game is None:
+        return None
+    last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
+    last, rows, _ = _scores(game, last_closed)
+    return {
+        "round": last["number"] if last else None,
+        "provisional": last_closed is not None and not last_closed.slips_complete,
+        "standings": [{key: row.get(key) for key in HALL_FIELDS} for row in rows] if last else [],
+    }

@@ -6,6 +6,9 @@ Views, pages and tasks call these and nothing else to change a tournament, a gam
 from .clock import game_close_if_due, round_close_if_due, round_start, rounds_close_overdue
 from .close import game_end, judge, round_choose_master, round_close
 from .draw import rack_reject, round_compute_tops, round_draw
+from .incidents import round_cancel, round_extend, round_fix_rack, round_pause, round_resume
+from .paper import player_table_change, round_slips_complete
+from .roles import arbitrator_set
 from .setup import (
     game_create,
     game_screen_key_renew,
@@ -28,6 +31,12 @@ from .slips import (
 )
 
 __all__ = [
+    "arbitrator_set",
+    "round_cancel",
+    "round_extend",
+    "round_fix_rack",
+    "round_pause",
+    "round_resume",
     "game_close_if_due",
     "game_create",
     "game_end",
@@ -38,6 +47,7 @@ __all__ = [
     "lexicon_import",
     "player_join",
     "player_register",
+    "player_table_change",
     "player_token_reissue",
     "result_override",
     "round_choose_master",
@@ -46,6 +56,7 @@ __all__ = [
     "round_compute_tops",
     "rack_reject",
     "round_draw",
+    "round_slips_complete",
     "round_start",
     "rounds_close_overdue",
     "slip_add",

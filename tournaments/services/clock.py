@@ -57,7 +57,8 @@ def round_close_if_due(*, round_id: int, now: datetime | None = None, wait: bool
     ``wait=False``: a close made on the way by a request; when another close holds the round, leave it to
     that one instead of waiting for it."""
     now = now or timezone.now()
-    round = Round.objects.filter(pk=round_id, status=Round.Status.OPEN, deadline__lte=now).first()
+    round = Round.objects.filter(pk=round_id, status=Round.Status.OPEN, deadline__lte=now,
+                                 paused_at__isnull=True).first()  # a paused round never closes
     if round is None:
         return False
     return round_close(round=round, now=now, wait=wait)
@@ -68,8 +69,8 @@ def game_close_if_due(*, game_id: int, now: datetime | None = None) -> bool:
     the sweep, or a request that reads or writes the game. One indexed query when nothing is due; never
     waits for a close already under way; a failure is logged, never passed to the request."""
     now = now or timezone.now()
-    round_id = (Round.objects.filter(game_id=game_id, status=Round.Status.OPEN, deadline__lte=now)
-                .values_list("pk", flat=True).first())
+    round_id = (Round.objects.filter(game_id=game_id, status=Round.Status.OPEN, deadline__lte=now,
+                                     paused_at__isnull=True).values_list("pk", flat=True).first())
     if round_id is None:
         return False
     try:
@@ -83,7 +84,8 @@ def rounds_close_overdue(*, now: datetime | None = None) -> int:
     """Close every open round whose deadline has passed (the periodic sweep); return how many closed."""
     now = now or timezone.now()
     closed = 0
-    for round in Round.objects.filter(status=Round.Status.OPEN, deadline__lte=now).order_by("deadline"):
+    overdue = Round.objects.filter(status=Round.Status.OPEN, deadline__lte=now, paused_at__isnull=True)
+    for round in overdue.order_by("deadline"):
         try:
             if round_close(round=round, now=now):
                 closed += 1

@@ -30,6 +30,7 @@ from .common import (
     tiles_left,
 )
 from .draw import round_compute_tops
+from .paper import paper_players
 
 logger = logging.getLogger(__name__)
 
@@ -52,9 +53,8 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
     with transaction.atomic():
         if not wait and not Round.objects.select_for_update(skip_locked=True).filter(pk=round.pk).exists():
             return False
-        claimed = Round.objects.filter(pk=round.pk, status__in=[Round.Status.DRAWN, Round.Status.OPEN]).update(
-            status=Round.Status.CLOSED, closed_at=now
-        )
+        claimed = Round.objects.filter(pk=round.pk, status__in=[Round.Status.DRAWN, Round.Status.OPEN],
+                                       paused_at__isnull=True).update(status=Round.Status.CLOSED, closed_at=now)
         if not claimed:
             return False
         current = Round.objects.select_related("game__tournament").get(pk=round.pk)
@@ -64,6 +64,8 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
         else:
             _judge_all(game, current)
             _place_master(game, current)
+            if paper_players(game):  # paper slips may still be typed in: provisional until marked complete
+                Round.objects.filter(pk=current.pk).update(slips_complete=False)
             log(game=game, round=current, action="round_close", actor=actor,
                 after={"top_score": current.top_score, "master": brief(current.master)})
             if _bag_exhausted(game, current.number + 1):
@@ -72,13 +74,17 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
     return True
 
 
+# Why the log holds a cancelled round (pages translate it: console/texts.log_reason_text).
+CANCEL_REASON = "no play possible: the letters go back into the bag"
+
+
 def _cancel(game: Game, round: Round, actor) -> None:
     Round.objects.filter(pk=round.pk).update(status=Round.Status.CANCELLED)
     game.bag = sorted_letters(game.bag + round.rack)
     game.kept = ""
     game.save(update_fields=["bag", "kept"])
     log(game=game, round=round, action="round_cancel", actor=actor, after={"rack": round.rack},
-        reason="no play possible: the letters go back into the bag")
+        reason=CANCEL_REASON)
     if len(game.bag) <= setting_of(game.tournament).rules.rack_size:
         end_game(game, "no_play", actor)  # the same letters would be drawn again
 

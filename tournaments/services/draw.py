@@ -191,7 +191,8 @@ def round_compute_tops(*, round: Round) -> Round:
             choose_master(tops, board, list(round.bag_after), setting.tileset, setting.rules, rack=round.rack),
             setting.labelling,
         )
-    Round.objects.filter(pk=round.pk, tops_ready=False).update(
+    # The rack they were computed for: a rack replaced meanwhile (services/incidents.py) waits for its own.
+    Round.objects.filter(pk=round.pk, tops_ready=False, rack=round.rack).update(
         tops_ready=True,
         top_score=tops.score,
         tops=[play_to_dict(play, setting.labelling) for play in tops.plays],

@@ -16,6 +16,7 @@ from tournaments.names import clean_name
 from tournaments.versions import game_created, notify_game_changed
 
 from .common import log, sorted_letters
+from .paper import seat_for_phone
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
 JOIN_CODE_LENGTH = 6
@@ -31,12 +32,14 @@ def _clean_name(value, field: str, max_length: int) -> str:
             raise ServiceError(
                 f"{field}_required",
                 f"a {field} needs at least one visible character (invisible and control characters are removed)",
-                fields={field: ["no visible character"]},
+                fields={field: ["no visible character"]}, params={"field": field, "why": "invisible"},
             )
-        raise ServiceError(f"{field}_required", f"a {field} is needed", fields={field: ["required"]})
+        raise ServiceError(f"{field}_required", f"a {field} is needed", fields={field: ["required"]},
+                           params={"field": field})
     if len(text) > max_length:
         raise ServiceError(
-            f"{field}_too_long", f"a {field} has at most {max_length} characters", fields={field: ["too long"]}
+            f"{field}_too_long", f"a {field} has at most {max_length} characters", fields={field: ["too long"]},
+            params={"field": field, "max": max_length},
         )
     return text
 
@@ -49,6 +52,7 @@ def tournament_create(
     ruleset: str = "fisf",
     round_seconds: int = 180,
     coordinates: str = "rows-letters",
+    language: str = "en",
     created_by=None,
     **overrides,
 ) -> Tournament:
@@ -62,25 +66,35 @@ def tournament_create(
     try:
         load_tileset(tileset)
     except ValueError:
-        raise ServiceError("unknown_tileset", f"unknown tile set {tileset!r}", fields={"tileset": ["unknown"]}) from None
+        raise ServiceError("unknown_tileset", f"unknown tile set {tileset!r}", fields={"tileset": ["unknown"]},
+                           params={"tileset": str(tileset)}) from None
     try:
         rules_preset(ruleset, **overrides)
     except (ValueError, TypeError) as error:
-        raise ServiceError("bad_rules", str(error), fields={"ruleset": [str(error)]}) from None
+        raise ServiceError("bad_rules", str(error), fields={"ruleset": [str(error)]},
+                           params={"ruleset": str(ruleset), "detail": str(error)}) from None
     if coordinates not in LABELLINGS:
         raise ServiceError(
-            "bad_coordinates", f"coordinates must be one of {', '.join(LABELLINGS)}", fields={"coordinates": ["unknown"]}
+            "bad_coordinates", f"coordinates must be one of {', '.join(LABELLINGS)}", fields={"coordinates": ["unknown"]},
+            params={"choices": ", ".join(LABELLINGS)},
+        )
+    if language not in Tournament.Language.values:
+        raise ServiceError(
+            "bad_language", f"language must be one of {', '.join(Tournament.Language.values)}",
+            fields={"language": ["unknown"]}, params={"language": str(language)[:20]},
         )
     if isinstance(round_seconds, bool) or not isinstance(round_seconds, int) or not 0 < round_seconds <= MAX_ROUND_SECONDS:
         raise ServiceError(
-            "bad_round_seconds", f"a round lasts 1 to {MAX_ROUND_SECONDS} seconds", fields={"round_seconds": ["out of range"]}
+            "bad_round_seconds", f"a round lasts 1 to {MAX_ROUND_SECONDS} seconds", fields={"round_seconds": ["out of range"]},
+            params={"max": MAX_ROUND_SECONDS},
         )
     if not isinstance(lexicon, str) or len(lexicon) > LEXICON_NAME_MAX:
         raise ServiceError("unknown_lexicon", "the lexicon must be named", fields={"lexicon": ["unknown"]})
     try:
         words = get_lexicon(lexicon)
     except (LookupError, ValueError):
-        raise ServiceError("unknown_lexicon", f"unknown lexicon {lexicon!r}", fields={"lexicon": ["unknown"]}) from None
+        raise ServiceError("unknown_lexicon", f"unknown lexicon {lexicon!r}", fields={"lexicon": ["unknown"]},
+                           params={"lexicon": lexicon}) from None
     if lexicon in BUILTIN_LEXICONS:
         Lexicon.objects.get_or_create(
             name=lexicon, defaults={"sha256": words.sha256, "word_count": len(words), "tileset": tileset}
@@ -94,6 +108,7 @@ def tournament_create(
         rule_overrides=dict(overrides),
         round_seconds=round_seconds,
         coordinates=coordinates,
+        language=language,
         created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
     )
 
@@ -124,8 +139,12 @@ def game_create(*, tournament: Tournament, seed: int | None = None) -> Game:
     raise Conflict("join_code_exhausted", "no free join code could be found")
 
 
-def player_register(*, game: Game, name: str, table: int | None = None, series: str = "") -> tuple[Player, str]:
+def player_register(*, game: Game, name: str, table: int | None = None, series: str = "",
+                    by_phone: bool = False) -> tuple[Player, str]:
     """Register a player in the game; return (player, token). The token is shown once: only its hash is kept.
+
+    ``by_phone``: the player joins with the game's code (``joined_by_phone``) and gets a table of their own:
+    the one asked for when it is free (409 ``table_taken``), else the next free one (services.paper).
 
     A player arriving after some rounds closed scores 0 for them (§6.2): their results are written now.
     """
@@ -135,7 +154,8 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
     series = clean_name(series)
     if len(series) > SERIES_MAX:
         raise ServiceError(
-            "series_too_long", f"a series has at most {SERIES_MAX} characters", fields={"series": ["too long"]}
+            "series_too_long", f"a series has at most {SERIES_MAX} characters", fields={"series": ["too long"]},
+            params={"field": "series", "max": SERIES_MAX},
         )
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
@@ -143,6 +163,8 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
         if game.status == Game.Status.OVER:
             raise Conflict("game_over", "the game is over")
         closed = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
+        if by_phone:
+            table = seat_for_phone(tournament_id=game.tournament_id, table=table)
         player = Player.objects.create(
             tournament_id=game.tournament_id,
             first_game=game,
@@ -151,6 +173,7 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
             series=series,
             token_hash=hash_token(token),
             arrival_round=closed[-1].number if closed else 0,
+            joined_by_phone=by_phone,
         )
         Result.objects.bulk_create(
             Result(round=r, player=player, paid=0, outcome="zero", reason="absent",
@@ -180,13 +203,14 @@ def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:
     return token
 
 
-def player_join(*, join_code: str, name: str) -> tuple[Player, str]:
-    """A player joins a game with its join code (case and spaces ignored)."""
+def player_join(*, join_code: str, name: str, table: int | None = None) -> tuple[Player, str]:
+    """A player joins a game with its join code (case and spaces ignored), at the table they give when it is
+    free, else at the next free table."""
     code = "".join(str(join_code or "").split()).upper()
     game = Game.objects.filter(join_code=code).first() if code else None
     if game is None:
         raise NotFound("unknown_join_code", "no game has this join code", fields={"join_code": ["unknown"]})
-    return player_register(game=game, name=name)
+    return player_register(game=game, name=name, table=table, by_phone=True)
 
 
 def game_screen_key_renew(*, game: Game, actor=None) -> str:
@@ -195,7 +219,7 @@ def game_screen_key_renew(*, game: Game, actor=None) -> str:
     key = new_screen_key()
     with transaction.atomic():
         if not Game.objects.filter(pk=game.pk).update(screen_key=key):
-            raise NotFound("not_found", f"no game {game.pk}")
+            raise NotFound("not_found", f"no game {game.pk}", params={"game": game.pk})
         log(game=game, action="screen_key_renew", actor=actor)
     game.screen_key = key
     return key
@@ -208,19 +232,22 @@ def lexicon_import(*, name: str, words: Iterable[str], tileset: str = "english")
 
     if not isinstance(name, str) or not 0 < len(name) <= LEXICON_NAME_MAX:
         raise ServiceError("bad_lexicon_name", f"a lexicon name has 1 to {LEXICON_NAME_MAX} characters",
-                           fields={"name": ["bad length"]})
+                           fields={"name": ["bad length"]}, params={"max": LEXICON_NAME_MAX})
     if name in BUILTIN_LEXICONS:
-        raise Conflict("lexicon_builtin", f"{name!r} is a built-in lexicon", fields={"name": ["built in"]})
+        raise Conflict("lexicon_builtin", f"{name!r} is a built-in lexicon", fields={"name": ["built in"]},
+                       params={"name": name})
     try:
         tiles = load_tileset(tileset)
     except ValueError:
-        raise ServiceError("unknown_tileset", f"unknown tile set {tileset!r}", fields={"tileset": ["unknown"]}) from None
+        raise ServiceError("unknown_tileset", f"unknown tile set {tileset!r}", fields={"tileset": ["unknown"]},
+                           params={"tileset": str(tileset)}) from None
     if isinstance(words, str):
         words = words.split()
     try:
         result = import_lexicon(name, words, tiles, cache_dir=cache_dir())
     except ValueError as error:
-        raise ServiceError("bad_lexicon", str(error), fields={"words": [str(error)]}) from None
+        raise ServiceError("bad_lexicon", str(error), fields={"words": [str(error)]},
+                           params={"detail": str(error)}) from None
     lexicon = result.lexicon
     accepted = list(lexicon.words())
     row, _ = Lexicon.objects.update_or_create(

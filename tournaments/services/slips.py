@@ -75,7 +75,7 @@ def _check_player(round: Round, player) -> Player:
 def slip_submit(
     *, round: Round, player: Player, word: str, ref: str | None, score: int | None, key: str,
     now: datetime | None = None, entered_by=None, seq: int | None = None, several: bool = False,
-    reason: str = "",
+    reason: str = "", ask_second: bool = False,
 ) -> tuple[Slip, bool]:
     """Hand in a slip; return (slip, created). The same key again returns the first slip unchanged; a new
     key replaces the player's earlier slip (kept, linked).
@@ -93,6 +93,11 @@ def slip_submit(
 
     ``several`` (the arbitrator's paper entry): this slip is a second, different one of the player, not a
     typing correction: it replaces the held slip and pays 0 (several slips). ``reason`` goes to the log.
+    ``ask_second`` (a paper entry): a different slip held for the player under another key is refused with
+    409 ``second_slip`` (checked under the player's lock).
+
+    While the arbitrator has paused the clock, a slip that arrived after the pause is refused with 409
+    ``paused`` (the phone sends it again once the clock runs).
     """
     now = now or timezone.now()  # the time received, before any wait for the round's lock
     if "game" not in round._state.fields_cache or "tournament" not in round.game._state.fields_cache:
@@ -160,6 +165,8 @@ def _other_slip(round: Round, player: Player, key: str, word: str, ref: str | No
 
 
 PAPER_CHOICES = {"replace": "typing correction", "second": "second slip: paid 0"}
+# Why the log holds a slip judged after the close (pages translate it: console/texts.log_reason_text).
+JUDGED_AFTER_CLOSE = "arrived before the deadline, served after the close"
 
 
 def slip_enter_paper(
@@ -181,19 +188,26 @@ def slip_enter_paper(
     key = key or f"paper:{uuid.uuid4().hex}"
     held = _other_slip(round, found, key, word, ref, score) if choice is not None else None
     if held is not None and choice not in PAPER_CHOICES:
-        shown = slip_text(held)
-        raise Conflict("second_slip",
-                       f"table {found.table} already holds {shown}: a typing correction (replace) or a second "
-                       "slip, paid 0 (second)?",
-                       fields={"slip": [shown], "choice": ["replace or second"]},
-                       params={"table": found.table, "slip": shown})
+        raise _second_slip(found, held)
     reason = ""
     if held is not None:
         reason = (reasons or PAPER_CHOICES)[choice]
+    # Asked and none held yet: another arbitrator may be typing the same table at this moment. The check is
+    # made again under the player's lock, so one of two entries for a table is always caught.
+    ask = choice is not None and held is None
     slip, created = slip_submit(round=round, player=found, word=word, ref=ref, score=score, key=key,
                                 entered_by=actor, several=held is not None and choice == "second", reason=reason,
-                                now=now, seq=seq)
+                                now=now, seq=seq, ask_second=ask)
     return slip, created, found
+
+
+def _second_slip(player: Player, held: Slip) -> Conflict:
+    shown = slip_text(held)
+    return Conflict("second_slip",
+                    f"table {player.table} already holds {shown}: a typing correction (replace) or a second "
+                    "slip, paid 0 (second)?",
+                    fields={"slip": [shown], "choice": ["replace or second"]},
+                    params={"table": player.table, "slip": shown})
 
 
 class _Late(Exception):
@@ -202,7 +216,7 @@ class _Late(Exception):
 
 
 def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several=False,
-                reason="") -> tuple[Slip, bool]:
+                reason="", ask_second=False) -> tuple[Slip, bool]:
     with transaction.atomic():
         locked = _lock_round_for_slip(round, player)  # checks too that the player plays this game
         mine = {s.key: s for s in _slips_of(locked, player, key)}
@@ -213,11 +227,16 @@ def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, seve
             return existing, False
         if locked.status == Round.Status.DRAWN:
             raise Conflict("round_not_open", "the round has not started yet")
+        if locked.status == Round.Status.OPEN and locked.paused_at is not None and now >= locked.paused_at:
+            raise Conflict("paused", "the clock is paused: hand the slip in once it runs again",
+                           params={"round": round.number})
         if not _in_time(locked, now):
             if locked.status in (Round.Status.OPEN, Round.Status.CLOSED) and locked.deadline is not None:
                 raise _Late(locked)
             raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed")
         previous = next((s for s in mine.values() if s.current), None)
+        if ask_second and previous is not None and _other_slip(locked, player, key, word, ref, score) is not None:
+            raise _second_slip(player, previous)
         if previous is not None and seq is not None and previous.seq is not None and seq < previous.seq:
             raise StaleSlip(previous)
         if previous is not None:
@@ -234,7 +253,7 @@ def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, seve
         if locked.status == Round.Status.CLOSED:
             _judge_served_after_close(locked, player, slip)
             notify_game_changed(round.game_id)
-        elif previous is None:
+        else:  # a first slip moves the count; a replaced one the arbitrators' lists of entries
             notify_progress(round.game_id)
     return slip, True
 
@@ -344,10 +363,10 @@ def _lock_round_for_slip(round: Round, player: Player) -> Round:
         # Plain queries: every slip of a hall runs them. The player's row only is locked (the games it
         # may play are a subquery, not a join).
         with connection.cursor() as cursor:
-            cursor.execute(f'SELECT "status", "deadline", "closed_at" FROM "{Round._meta.db_table}" '
+            cursor.execute(f'SELECT "status", "deadline", "closed_at", "paused_at" FROM "{Round._meta.db_table}" '
                            'WHERE "id" = %s FOR SHARE', [round.pk])
             locked = copy.copy(round)
-            locked.status, locked.deadline, locked.closed_at = cursor.fetchone()
+            locked.status, locked.deadline, locked.closed_at, locked.paused_at = cursor.fetchone()
             cursor.execute(
                 f'SELECT "id" FROM "{Player._meta.db_table}" WHERE "id" = %s AND "tournament_id" = %s AND '
                 f'"first_game_id" IN (SELECT "id" FROM "{Game._meta.db_table}" WHERE "tournament_id" = %s '
@@ -389,7 +408,7 @@ def _judge_served_after_close(round: Round, player: Player, slip: Slip) -> None:
     log(game=round.game, round=round, slip=slip, player=player, action="slip_judged_late",
         before={"result": before}, after={"slip": _slip_dict(slip), "result": _result_dict(result),
                                           "received_at": slip.received_at.isoformat()},
-        reason="arrived before the deadline, served after the close")
+        reason=JUDGED_AFTER_CLOSE)
 
 
 def _slip_dict(slip: Slip | None) -> dict | None:

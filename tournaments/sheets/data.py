@@ -19,8 +19,12 @@ class Header:
     date: str = ""  # ISO date of the game (or of the tournament's last game)
     lexicon: str = ""
     lexicon_sha256: str = ""
-    ruleset: str = ""
+    ruleset: str = ""  # the code (fisf, classic): printed in words
     coordinates: str = "rows-letters"
+    tileset: str = ""  # the code (english, french): printed in words beside the lexicon
+    language: str = "en"  # the tournament's language: every word of the sheet is in it
+    # A game still in play, or whose last round's paper slips are not all entered: the figures may change.
+    provisional: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ class RecordRound:
     top_total: int = 0
     tops: int = 1  # how many plays tied for the top
     cancelled: bool = False  # no play was possible (or the game ended first): the letters went back
+    incidents: tuple[str, ...] = ()  # the clock paused, resumed, extended; a rack replaced; a cancellation
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.utils.translation import pgettext_lazy
 from reportlab.lib import colors
 from reportlab.platypus import Flowable
 
@@ -22,7 +23,12 @@ PREMIUM_FILL = {
     "L": colors.Color(0.50, 0.70, 0.92),  # triple letter
     "l": colors.Color(0.78, 0.88, 0.97),  # double letter
 }
-PREMIUM_TEXT = {"W": "TW", "w": "DW", "L": "TL", "l": "DL"}
+PREMIUM_TEXT = {
+    "W": pgettext_lazy("premium square", "TW"),
+    "w": pgettext_lazy("premium square", "DW"),
+    "L": pgettext_lazy("premium square", "TL"),
+    "l": pgettext_lazy("premium square", "DL"),
+}
 TILE_FILL = colors.Color(0.98, 0.91, 0.72)
 BLANK_FILL = colors.white
 
@@ -78,7 +84,7 @@ class BoardDiagram(Flowable):
             if premium in PREMIUM_TEXT:
                 canv.setFillColor(colors.Color(0.3, 0.3, 0.3))
                 canv.setFont(SANS, size * 0.26)
-                canv.drawCentredString(x + size / 2, y + size * 0.38, PREMIUM_TEXT[premium])
+                canv.drawCentredString(x + size / 2, y + size * 0.38, str(PREMIUM_TEXT[premium]))
             return
         blank = tile.islower()
         canv.setFillColor(BLANK_FILL if blank else TILE_FILL)

@@ -6,11 +6,16 @@ import io
 from collections.abc import Sequence
 from functools import partial
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
+
+from tournaments import typography, wording
 
 from .data import Header
 from .typefaces import MONO, SANS, SANS_BOLD, fit, register_fonts
@@ -18,15 +23,15 @@ from .typefaces import MONO, SANS, SANS_BOLD, fit, register_fonts
 MARGIN = 12 * mm
 HEADER_HEIGHT = 22 * mm
 FOOTER_HEIGHT = 8 * mm
-PRODUCT = "Duplicate Scrabble arbiter"
+PRODUCT = gettext_lazy("Duplicate Scrabble arbiter")
 MINUS = "\u2212"
 
 LIGHT = colors.Color(0.93, 0.93, 0.93)
 RULE = colors.Color(0.55, 0.55, 0.55)
 
 LABELLINGS = {
-    "rows-letters": "references: rows A-O, columns 1-15, letter first = horizontal",
-    "rows-numbers": "references: rows 1-15, columns A-O, number first = horizontal",
+    "rows-letters": gettext_lazy("references: rows A-O, columns 1-15, letter first = horizontal"),
+    "rows-numbers": gettext_lazy("references: rows 1-15, columns A-O, number first = horizontal"),
 }
 
 
@@ -59,7 +64,8 @@ def signed_diff(diff: int) -> str:
 
 
 def percent(value: float) -> str:
-    return f"{value:.2f}"
+    """A percentage of the top with two decimals, in the sheet's language (``87.50``, ``87,50``)."""
+    return typography.decimal(value, 2)
 
 
 class SheetDocument(BaseDocTemplate):
@@ -67,6 +73,9 @@ class SheetDocument(BaseDocTemplate):
 
     def __init__(self, buffer: io.BytesIO, *, header: Header, title: str, wide: bool = False):
         register_fonts()
+        if header.provisional:
+            title = _("%(title)s (provisional)") % {"title": title}
+        product = str(PRODUCT)
         pagesize = landscape(A4) if wide else A4
         super().__init__(
             buffer,
@@ -76,8 +85,8 @@ class SheetDocument(BaseDocTemplate):
             topMargin=MARGIN + HEADER_HEIGHT,
             bottomMargin=MARGIN + FOOTER_HEIGHT,
             title=f"{title} - {header.tournament}" + (f" - {header.game}" if header.game else ""),
-            author=PRODUCT,
-            creator=PRODUCT,
+            author=product,
+            creator=product,
             subject=title,
             initialFontName=SANS,  # else the canvas names Helvetica, a font the PDF would not embed
         )
@@ -114,16 +123,12 @@ class SheetDocument(BaseDocTemplate):
         canv.setFont(SANS, 9)
         facts = [part for part in (header.game, header.date) if part]
         if header.lexicon:
-            facts.append(f"lexicon {header.lexicon}")
+            facts.append(_("lexicon %(name)s") % {"name": header.lexicon})
+        if header.tileset:
+            facts.append(wording.tileset_short(header.tileset))
         if header.ruleset:
-            facts.append(f"rules {header.ruleset}")
-        labelling = LABELLINGS.get(header.coordinates, header.coordinates)
-        labelling_width = canv.stringWidth(labelling, SANS, 7)
-        canv.drawString(
-            left, top - 26, fit("  ·  ".join(facts), right - left - labelling_width - 12, SANS, 9)
-        )
-        canv.setFont(SANS, 7)
-        canv.drawRightString(right, top - 26, labelling)
+            facts.append(wording.ruleset_label(header.ruleset))
+        canv.drawString(left, top - 26, fit("  ·  ".join(facts), right - left, SANS, 9))
         canv.setFont(MONO, 7)
         if header.lexicon_sha256:
             canv.drawString(left, top - 38, f"{header.lexicon} sha256 {header.lexicon_sha256}")
@@ -132,8 +137,11 @@ class SheetDocument(BaseDocTemplate):
         canv.line(left, top - HEADER_HEIGHT + 14, right, top - HEADER_HEIGHT + 14)
         canv.line(left, MARGIN + FOOTER_HEIGHT - 8, right, MARGIN + FOOTER_HEIGHT - 8)
         canv.setFont(SANS, 7)
-        canv.drawString(left, MARGIN, PRODUCT)
-        label = f"page {canv.getPageNumber()} of "
+        canv.drawString(left, MARGIN, str(PRODUCT))
+        # How the references read, in the footer's middle (the header's facts take its whole width).
+        labelling = typography.typeset(str(LABELLINGS.get(header.coordinates, header.coordinates)))
+        canv.drawCentredString((left + right) / 2, MARGIN, labelling)
+        label = _("page %(number)s of ") % {"number": canv.getPageNumber()}
         canv.drawString(right - 50, MARGIN, label)
         canv.translate(right - 50 + canv.stringWidth(label, SANS, 7), MARGIN)
         canv.doForm(_CountingCanvas.PAGE_COUNT)
@@ -159,8 +167,9 @@ def grid_style(header_rows: int = 1, numeric_from: int | None = None, numeric_to
     return commands
 
 
-def pdf_bytes(build) -> bytes:
-    """Run ``build(buffer)`` and return what it wrote."""
+def pdf_bytes(build, header: Header | None = None) -> bytes:
+    """Run ``build(buffer)`` (in the language of ``header``'s tournament) and return what it wrote."""
     buffer = io.BytesIO()
-    build(buffer)
+    with translation.override(header.language if header is not None else "en"):
+        build(buffer)
     return buffer.getvalue()

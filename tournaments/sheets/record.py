@@ -3,24 +3,29 @@ running top, then the final board."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import CondPageBreak, KeepTogether, Paragraph, Spacer, Table
 
+from tournaments.typography import typeset
+
 from .data import GameRecord, RecordRound
 from .diagram import BoardDiagram
+from .incidents import incidents_story
 from .page import SheetDocument, grid_style, pdf_bytes
 from .typefaces import MONO, MONO_BOLD, SANS, SANS_BOLD, fit
 
 _COLUMNS = (
-    ("Rd", 22),
-    ("Rack", 70),
-    ("Rejected draws", 120),
-    ("Master", 110),
-    ("Ref.", 34),
-    ("Score", 38),
-    ("Ties", 30),
-    ("Cumulative", 60),
+    (pgettext_lazy("sheet column: round number", "Rd"), 22),
+    (pgettext_lazy("sheet column", "Rack"), 70),
+    (pgettext_lazy("sheet column", "Rejected draws"), 120),
+    (pgettext_lazy("sheet column", "Master"), 110),
+    (pgettext_lazy("sheet column", "Ref."), 34),
+    (pgettext_lazy("sheet column", "Score"), 40),
+    (pgettext_lazy("sheet column", "Ties"), 46),
+    (pgettext_lazy("sheet column", "Cumulative"), 60),
 )
 _HEADING = ParagraphStyle("heading", fontName=SANS_BOLD, fontSize=11, leading=14, spaceAfter=4)
 _NOTE = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
@@ -41,12 +46,12 @@ def _cells(line: RecordRound) -> list:
 
 def _master(line: RecordRound) -> str:
     if line.cancelled:
-        return "(cancelled)"
-    return fit(line.master_word, 106, MONO, 8.5) if line.master_word else "(no play)"
+        return _("(cancelled)")
+    return fit(line.master_word, 106, MONO, 8.5) if line.master_word else _("(no play)")
 
 
 def _rounds_table(record: GameRecord) -> Table:
-    rows = [[title for title, _ in _COLUMNS]] + [_cells(line) for line in record.rounds]
+    rows = [[str(title) for title, _width in _COLUMNS]] + [_cells(line) for line in record.rounds]
     style = grid_style(numeric_from=5)
     style += [
         ("ALIGN", (0, 0), (0, -1), "RIGHT"),
@@ -57,37 +62,50 @@ def _rounds_table(record: GameRecord) -> Table:
         ("FONT", (7, 1), (7, -1), SANS_BOLD, 8),
         ("TEXTCOLOR", (2, 1), (2, -1), colors.Color(0.45, 0.1, 0.1)),
     ]
-    return Table(rows, colWidths=[width for _, width in _COLUMNS], repeatRows=1, style=style, hAlign="LEFT")
+    return Table(rows, colWidths=[width for _title, width in _COLUMNS], repeatRows=1, style=style, hAlign="LEFT")
 
 
 def render_record(record: GameRecord) -> bytes:
-    """The game record as a PDF: the rounds, then the final board on a page of its own if need be."""
+    """The game record as a PDF: the rounds, then the final board on a page of its own if need be. A game
+    still in play (a provisional header) shows the board as it stands, never called final."""
 
     def build(buffer):
-        doc = SheetDocument(buffer, header=record.header, title="Game record")
+        doc = SheetDocument(buffer, header=record.header, title=_("Game record"))
         total = record.rounds[-1].top_total if record.rounds else 0
-        facts = f"{len(record.rounds)} rounds · sum of the tops {total}"
-        if record.status:
-            facts += f" · game {record.status}"
+        count = len(record.rounds)
+        facts = [ngettext("%(n)s round", "%(n)s rounds", count) % {"n": count},
+                 _("sum of the tops %(total)s") % {"total": total}]
+        if record.status == "over":
+            facts.append(_("game over"))
+        elif record.header.provisional:
+            facts.append(_("game in play: provisional"))
+        if record.header.provisional:
+            heading = (_("Board after round %(number)s (provisional, blanks circled)") % {"number": count}
+                       if count else _("Board (provisional, blanks circled)"))
+        else:
+            heading = _("Final board (blanks circled)")
         square = min(26.0, (doc.width - 20) / 15.8)
         board = BoardDiagram(
             record.board, labelling=record.header.coordinates, tileset=record.tileset, square=square
         )
         story = [
-            Paragraph(facts, _NOTE),
+            Paragraph(typeset(" · ".join(facts)), _NOTE),
             Spacer(0, 6),
             _rounds_table(record),
             Spacer(0, 4),
             Paragraph(
-                "A lowercase letter is a blank. Rack: kept letters, then the new ones after the +. "
-                "A rejected draw is shown as drawn (- before it) and went back into the bag. "
-                "Ties: how many plays scored the top.",
+                typeset(_(
+                    "A lowercase letter is a blank. Rack: kept letters, then the new ones after the +. "
+                    "A rejected draw is shown as drawn (- before it) and went back into the bag. "
+                    "Ties: how many plays scored the top."
+                )),
                 _NOTE,
             ),
+            *incidents_story(record.rounds),
             Spacer(0, 10),
             CondPageBreak(board.height + 30),
-            KeepTogether([Paragraph("Final board (blanks circled)", _HEADING), board]),
+            KeepTogether([Paragraph(typeset(heading), _HEADING), board]),
         ]
         doc.render(story)
 
-    return pdf_bytes(build)
+    return pdf_bytes(build, record.header)

@@ -8,13 +8,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from xml.sax.saxutils import escape
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import KeepTogether, PageBreak, Paragraph, Spacer, Table
 
+from tournaments.typography import percent, typeset
+
 from .data import Scoresheet, ScoresheetRound
 from .labels import outcome_label, reason_label
-from .page import LIGHT, SheetDocument, grid_style, pdf_bytes, percent, signed_diff
+from .page import LIGHT, SheetDocument, grid_style, pdf_bytes, signed_diff
 from .typefaces import MONO, SANS, SANS_BOLD, fit, printable
 
 WARNING_TINT = colors.Color(1.0, 0.96, 0.80)
@@ -22,19 +26,19 @@ ZERO_TINT = colors.Color(1.0, 0.89, 0.89)
 TOP_TINT = colors.Color(0.89, 0.96, 0.89)
 
 _COLUMNS = (
-    ("Rd", 18),
-    ("Rack", 50),
-    ("Word", 72),
-    ("Ref.", 26),
-    ("Claim", 28),
-    ("Paid", 26),
-    ("Outcome", 40),
-    ("Reason", 62),
-    ("Top word", 72),
-    ("Ref.", 26),
-    ("Top", 24),
-    ("Total", 34),
-    ("Tops", 34),
+    (pgettext_lazy("sheet column: round number", "Rd"), 18),
+    (pgettext_lazy("sheet column", "Rack"), 50),
+    (pgettext_lazy("sheet column", "Word"), 72),
+    (pgettext_lazy("sheet column", "Ref."), 26),
+    (pgettext_lazy("sheet column", "Claim"), 28),
+    (pgettext_lazy("sheet column", "Paid"), 26),
+    (pgettext_lazy("sheet column", "Outcome"), 40),
+    (pgettext_lazy("sheet column", "Reason"), 62),
+    (pgettext_lazy("sheet column", "Top word"), 72),
+    (pgettext_lazy("sheet column", "Ref."), 26),
+    (pgettext_lazy("sheet column: top score", "Top"), 24),
+    (pgettext_lazy("sheet column: running total", "Total"), 34),
+    (pgettext_lazy("sheet column: running sum of the tops", "Tops"), 34),
 )
 _WORD_CHARS = 15
 
@@ -62,7 +66,7 @@ def _round_cells(line: ScoresheetRound) -> list:
 
 
 def _rounds_table(sheet: Scoresheet) -> Table:
-    rows = [[title for title, _ in _COLUMNS]] + [_round_cells(line) for line in sheet.rounds]
+    rows = [[str(title) for title, _width in _COLUMNS]] + [_round_cells(line) for line in sheet.rounds]
     style = grid_style(numeric_from=4, numeric_to=5)
     style += [
         ("ALIGN", (0, 0), (0, -1), "RIGHT"),
@@ -82,33 +86,37 @@ def _rounds_table(sheet: Scoresheet) -> Table:
             style.append(("BACKGROUND", (4, index), (7, index), ZERO_TINT))
         if line.paid and line.paid == line.top_score:
             style.append(("BACKGROUND", (2, index), (2, index), TOP_TINT))
-    return Table(rows, colWidths=[width for _, width in _COLUMNS], repeatRows=1, style=style)
+    return Table(rows, colWidths=[width for _title, width in _COLUMNS], repeatRows=1, style=style)
 
 
 def _summary_table(sheet: Scoresheet) -> Table:
     summary = sheet.summary
     rounds_total = sheet.rounds[-1].total if sheet.rounds else 0
     top_total = sheet.top_total or (sheet.rounds[-1].top_total if sheet.rounds else 0)
-    rows = [["Paid over the rounds", str(rounds_total)]]
+    rows = [[_("Paid over the rounds"), str(rounds_total)]]
+    bold = []
     if sheet.solo_points:
-        rows.append([f"Solos ({summary.solos if summary else ''})", f"+{sheet.solo_points}"])
+        rows.append([_("Solos (%(n)s)") % {"n": summary.solos if summary else ""}, f"+{sheet.solo_points}"])
     if sheet.warning_points:
         rows.append(
             [
-                f"Warnings beyond the free ones ({summary.warnings if summary else ''})",
+                _("Warnings beyond the free ones (%(n)s)") % {"n": summary.warnings if summary else ""},
                 f"\u2212{sheet.warning_points}",
             ]
         )
     if summary is not None:
-        rows.append(["Total", str(summary.total)])
-        rows.append(["Sum of the tops", str(top_total)])
-        rows.append(["Difference from the top", signed_diff(summary.diff)])
-        rows.append(["Percentage of the top", f"{percent(summary.percent)} %"])
-        rank = f"{summary.rank} of {sheet.players}" if sheet.players else str(summary.rank)
-        rows.append(["Rank", rank])
+        bold.append(len(rows))
+        rows.append([pgettext("scoresheet summary", "Total"), str(summary.total)])
+        rows.append([_("Sum of the tops"), str(top_total)])
+        rows.append([_("Difference from the top"), signed_diff(summary.diff)])
+        rows.append([_("Percentage of the top"), percent(summary.percent, 2)])
+        rank = (_("%(rank)s of %(players)s") % {"rank": summary.rank, "players": sheet.players}
+                if sheet.players else str(summary.rank))
+        bold.append(len(rows))
+        rows.append([pgettext("scoresheet summary", "Rank"), rank])
         rows.append(
             [
-                "Tops · solos · warnings · penalties",
+                _("Tops · solos · warnings · penalties"),
                 f"{summary.tops} · {summary.solos} · {summary.warnings} · {summary.penalties}",
             ]
         )
@@ -120,43 +128,45 @@ def _summary_table(sheet: Scoresheet) -> Table:
         ("TOPPADDING", (0, 0), (-1, -1), 2),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
     ]
-    for index, (label, _) in enumerate(rows):
-        if label in ("Total", "Rank"):
-            style.append(("FONT", (0, index), (-1, index), SANS_BOLD, 10))
-            style.append(("BACKGROUND", (0, index), (-1, index), LIGHT))
+    for index in bold:
+        style.append(("FONT", (0, index), (-1, index), SANS_BOLD, 10))
+        style.append(("BACKGROUND", (0, index), (-1, index), LIGHT))
     return Table(rows, colWidths=[200, 90], style=style, hAlign="RIGHT")
 
 
 def _player_story(sheet: Scoresheet) -> list:
     facts = []
     if sheet.table is not None:
-        facts.append(f"table {sheet.table}")
+        facts.append(_("table %(table)s") % {"table": sheet.table})
     if sheet.series:
-        facts.append(f"series {escape(printable(sheet.series, SANS))}")
-    facts.append(f"{len(sheet.rounds)} rounds")
+        facts.append(_("series %(series)s") % {"series": escape(printable(sheet.series, SANS))})
+    rounds = len(sheet.rounds)
+    facts.append(ngettext("%(n)s round", "%(n)s rounds", rounds) % {"n": rounds})
+    note = _("A lowercase letter is a blank. Rack: the letters kept from the round before, then the new "
+             "ones. Total and Tops are cumulative; solos and warning costs are settled at the end of the game.")
+    if sheet.header.provisional:
+        note += " " + _("Provisional: the game is still in play or paper slips are still being entered; the "
+                        "figures may change.")
     return [
         Paragraph(escape(printable(sheet.name, SANS_BOLD)), _TITLE),
         Paragraph(" · ".join(facts), _SUBTITLE),
         Spacer(0, 6),
         _rounds_table(sheet),
         Spacer(0, 4),
-        Paragraph(
-            "A lowercase letter is a blank. Rack: the letters kept from the round before, then the new "
-            "ones. Total and Tops are cumulative; solos and warning costs are settled at the end of the game.",
-            _NOTE,
-        ),
+        Paragraph(typeset(note), _NOTE),
         Spacer(0, 10),
         KeepTogether([_summary_table(sheet)]),
     ]
 
 
-def render_scoresheets(sheets: Iterable[Scoresheet], *, title: str = "Scoresheets") -> bytes:
-    """Every sheet in one PDF, each player starting on a new page."""
+def render_scoresheets(sheets: Iterable[Scoresheet], *, single: bool = False) -> bytes:
+    """Every sheet in one PDF, each player starting on a new page (``single``: one player's sheet)."""
     sheets = list(sheets)
     if not sheets:
         raise ValueError("no scoresheet to print")
 
     def build(buffer):
+        title = _("Scoresheet") if single else _("Scoresheets")
         doc = SheetDocument(buffer, header=sheets[0].header, title=title)
         story: list = []
         for index, sheet in enumerate(sheets):
@@ -165,9 +175,9 @@ def render_scoresheets(sheets: Iterable[Scoresheet], *, title: str = "Scoresheet
             story.extend(_player_story(sheet))
         doc.render(story)
 
-    return pdf_bytes(build)
+    return pdf_bytes(build, sheets[0].header)
 
 
 def render_scoresheet(sheet: Scoresheet) -> bytes:
     """One player's scoresheet as a PDF."""
-    return render_scoresheets([sheet], title="Scoresheet")
+    return render_scoresheets([sheet], single=True)

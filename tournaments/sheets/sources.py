@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
-from django.utils import timezone
+from django.utils import formats, timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from engine import notation
 from tournaments import selectors
 from tournaments.models import Game, Player, Round, Tournament
 
 from .data import GameRecord, Header, RecordRound, Scoresheet, ScoresheetRound, StandingRow, Standings
+from .incidents import incident_lines
 
 
 def _day(moment) -> str:
-    return timezone.localdate(moment).isoformat() if moment else ""
+    """The day as the sheet's language writes it: ISO in English (2026-11-21), "21 novembre 2026" in French."""
+    if not moment:
+        return ""
+    day = timezone.localdate(moment)
+    return formats.date_format(day, "j F Y") if translation.get_language() == "fr" else day.isoformat()
+
+
+def is_provisional(game: Game) -> bool:
+    """The game's figures may still change: it is still in play, or its last closed round's paper slips are
+    not all entered (the arbitrator has not marked them complete)."""
+    if game.status != Game.Status.OVER:
+        return True
+    last = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
+    return last is not None and not last.slips_complete
 
 
 def game_day(game: Game) -> str:
@@ -22,13 +38,16 @@ def game_day(game: Game) -> str:
 
 
 def header_for(tournament: Tournament, game: Game | None = None) -> Header:
-    if game is None:
-        last = tournament.games.order_by("-number").first()
-        day = game_day(last) if last else _day(tournament.created_at)
-        count = tournament.games.count()
-        label = "1 game" if count == 1 else f"{count} games"
-    else:
-        day, label = game_day(game), f"Game {game.number}"
+    """The header of a sheet of ``game`` (or of the whole tournament), its words in the tournament's language."""
+    with translation.override(tournament.language):
+        if game is None:
+            games = list(tournament.games.order_by("number"))
+            day = game_day(games[-1]) if games else _day(tournament.created_at)
+            label = ngettext("%(n)s game", "%(n)s games", len(games)) % {"n": len(games)}
+            provisional = any(is_provisional(each) for each in games)
+        else:
+            day, label = game_day(game), _("Game %(number)s") % {"number": game.number}
+            provisional = is_provisional(game)
     return Header(
         tournament=tournament.name,
         game=label,
@@ -37,6 +56,9 @@ def header_for(tournament: Tournament, game: Game | None = None) -> Header:
         lexicon_sha256=tournament.lexicon_sha256,
         ruleset=tournament.ruleset,
         coordinates=tournament.coordinates,
+        tileset=tournament.tileset,
+        language=tournament.language,
+        provisional=provisional,
     )
 
 
@@ -78,8 +100,14 @@ def tournament_standings_sheet(tournament: Tournament) -> Standings:
         header=header_for(tournament),
         rows=tuple(_standing_row(row) for row in rows),
         top_total=_sum_of_tops(rows),
-        game_labels=tuple(f"G{number}" for number in numbers),
+        game_labels=_game_labels(tournament, numbers),
     )
+
+
+def _game_labels(tournament: Tournament, numbers: list[int]) -> tuple[str, ...]:
+    """The per-game columns' titles: G1, G2... (P1, P2... in French)."""
+    with translation.override(tournament.language):
+        return tuple(pgettext("sheet column: game number", "G%(number)s") % {"number": n} for n in numbers)
 
 
 def rack_display(kept: str, drawn: str) -> str:
@@ -167,6 +195,7 @@ def game_record_sheet(game: Game) -> GameRecord:
                 top_total=row["top_total"],
                 tops=row.get("tops") or 1,
                 cancelled=row.get("status") == Round.Status.CANCELLED,
+                incidents=incident_lines(row.get("incidents")),
             )
         )
     return GameRecord(

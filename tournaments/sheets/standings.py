@@ -6,9 +6,13 @@ the games no longer fit a portrait one.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import LongTable, Paragraph, Spacer
+
+from tournaments.typography import typeset
 
 from .data import StandingRow, Standings
 from .page import SheetDocument, grid_style, pdf_bytes, percent, signed_diff
@@ -18,15 +22,20 @@ STRIPE = colors.Color(0.97, 0.97, 0.97)
 PORTRAIT_GAMES = 4
 
 # (title, width in points) of the columns around the name and the per-game totals.
-_LEFT = (("Rank", 30), ("Name", None), ("Table", 32), ("Series", 46))
+_LEFT = (
+    (pgettext_lazy("sheet column", "Rank"), 30),
+    (pgettext_lazy("sheet column", "Name"), None),
+    (pgettext_lazy("sheet column", "Table"), 32),
+    (pgettext_lazy("sheet column", "Series"), 46),
+)
 _RIGHT = (
-    ("Total", 40),
-    ("Diff.", 38),
-    ("% top", 36),
-    ("Tops", 28),
-    ("Solos", 30),
-    ("Warn.", 30),
-    ("Pen.", 28),
+    (pgettext_lazy("sheet column", "Total"), 40),
+    (pgettext_lazy("sheet column", "Diff."), 38),
+    (pgettext_lazy("sheet column", "% top"), 36),
+    (pgettext_lazy("sheet column", "Tops"), 28),
+    (pgettext_lazy("sheet column", "Solos"), 30),
+    (pgettext_lazy("sheet column", "Warn."), 30),
+    (pgettext_lazy("sheet column", "Pen."), 28),
 )
 _GAME_WIDTH = 36
 
@@ -63,14 +72,14 @@ def _cells(row: StandingRow, name_width: float, games: int) -> list:
 def render_standings(standings: Standings) -> bytes:
     """The standings as a PDF (A4, paginated, the column titles repeated on each page)."""
     games = len(standings.game_labels)
-    title = "Tournament standings" if games else "Standings"
 
     def build(buffer):
+        title = _("Tournament standings") if games else _("Standings")
         doc = SheetDocument(buffer, header=standings.header, title=title, wide=games > PORTRAIT_GAMES)
         fixed = sum(width for _, width in _LEFT + _RIGHT if width) + games * _GAME_WIDTH
         name_width = max(doc.width - fixed, 90)
-        titles = [t for t, _ in _LEFT] + list(standings.game_labels) + [t for t, _ in _RIGHT]
-        widths = [w or name_width for _, w in _LEFT] + [_GAME_WIDTH] * games + [w for _, w in _RIGHT]
+        titles = [str(t) for t, _w in _LEFT] + list(standings.game_labels) + [str(t) for t, _w in _RIGHT]
+        widths = [w or name_width for _t, w in _LEFT] + [_GAME_WIDTH] * games + [w for _t, w in _RIGHT]
         rows = [titles] + [_cells(row, name_width - 6, games) for row in standings.rows]
         first_number = len(_LEFT)
         style = grid_style(numeric_from=first_number)
@@ -88,13 +97,20 @@ def render_standings(standings: Standings) -> bytes:
             )
         table = LongTable(rows, colWidths=widths, repeatRows=1, style=style)
         note = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
-        summary = (
-            f"{len(standings.rows)} players · sum of the tops {standings.top_total} · "
-            "Diff.: the player's total minus the sum of the tops · Series: in brackets the rank within the series · "
-            "ties share a rank"
-        )
-        if games:
-            summary += " and are broken by the last game, then its last round, the round before..."
-        doc.render([table, Spacer(0, 6), Paragraph(summary, note)])
+        players = len(standings.rows)
+        parts = [
+            ngettext("%(n)s player", "%(n)s players", players) % {"n": players},
+            _("sum of the tops %(total)s") % {"total": standings.top_total},
+            _("Diff.: the player's total minus the sum of the tops"),
+            _("Series: in brackets the rank within the series"),
+            _("ties share a rank and are broken by the last game, then its last round, the round before...")
+            if games else _("ties share a rank"),
+        ]
+        story = [table, Spacer(0, 6), Paragraph(typeset(" · ".join(parts)), note)]
+        if standings.header.provisional:
+            story.append(Paragraph(typeset(_(
+                "Provisional: the game is still in play or paper slips are still being entered; the figures may "
+                "change.")), note))
+        doc.render(story)
 
-    return pdf_bytes(build)
+    return pdf_bytes(build, standings.header)

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from tournaments.web.console import game, pages, players, results, slips, tokens
+from tournaments.web.console import game, incidents, pages, paper, players, results, slips, tokens
 from tournaments.web.forms import ArbitratorLoginForm
 
 urlpatterns = [
@@ -27,6 +27,13 @@ urlpatterns = [
     path("games/<int:game_id>/rounds/<int:number>/start/", game.round_start, name="console-round-start"),
     path("games/<int:game_id>/rounds/<int:number>/close/", game.round_close, name="console-round-close"),
     path("games/<int:game_id>/rounds/<int:number>/master/", game.round_master, name="console-round-master"),
+    path("games/<int:game_id>/rounds/<int:number>/pause/", incidents.round_pause, name="console-round-pause"),
+    path("games/<int:game_id>/rounds/<int:number>/resume/", incidents.round_resume, name="console-round-resume"),
+    path("games/<int:game_id>/rounds/<int:number>/extend/", incidents.round_extend, name="console-round-extend"),
+    path("games/<int:game_id>/rounds/<int:number>/cancel/", incidents.round_cancel, name="console-round-cancel"),
+    path("games/<int:game_id>/rounds/<int:number>/rack/", incidents.round_fix_rack, name="console-round-rack"),
+    path("games/<int:game_id>/arbitrators/", incidents.arbitrators_page, name="console-arbitrators"),
+    path("games/<int:game_id>/arbitrators/set/", incidents.arbitrator_set, name="console-arbitrator-set"),
     path("games/<int:game_id>/rounds/", results.rounds_page, name="console-rounds"),
     path("games/<int:game_id>/rounds/<int:number>/", results.round_page, name="console-round"),
     path("games/<int:game_id>/standings/", results.standings_page, name="console-standings"),
@@ -39,6 +46,9 @@ urlpatterns = [
          name="console-player-phone-link"),
     path("games/<int:game_id>/slips/", slips.slips_page, name="console-slips"),
     path("games/<int:game_id>/slips/enter/", slips.slip_enter, name="console-slip-enter"),
+    path("games/<int:game_id>/slips/entered/", paper.entered, name="console-slips-entered"),
+    path("games/<int:game_id>/rounds/<int:number>/complete/", paper.slips_complete, name="console-slips-complete"),
+    path("games/<int:game_id>/players/<int:player_id>/table/", paper.player_table, name="console-player-table"),
     path("games/<int:game_id>/slips/<int:slip_id>/correct/", slips.slip_correct, name="console-slip-correct"),
     path("games/<int:game_id>/rounds/<int:number>/players/<int:player_id>/slip/", slips.slip_add,
          name="console-slip-add"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.lexicons import word_list_lines
@@ -19,6 +20,7 @@ COORDINATE_CHOICES = [
     ("rows-letters", _("Rows A–O, columns 1–15 (H4 across, 4H down)")),
     ("rows-numbers", _("Rows 1–15, columns A–O (English/GCG)")),
 ]
+LANGUAGE_CHOICES = [("en", _("English")), ("fr", "Français")]
 MAX_LEXICON_BYTES = 20 * 1024 * 1024
 
 
@@ -32,9 +34,19 @@ class TournamentForm(forms.Form):
         help_text=_("180 s by default; 150, 120 and 60 s are common."),
     )
     coordinates = forms.ChoiceField(label=_("Grid labelling"), choices=COORDINATE_CHOICES, initial="rows-letters")
+    language = forms.ChoiceField(
+        label=_("Language of the sheets, projector and phones"), choices=LANGUAGE_CHOICES, initial="en",
+        required=False, help_text=_("Each phone can still switch to the other language."),
+    )
+
+    def clean_language(self) -> str:
+        return self.cleaned_data.get("language") or "en"  # not sent: English, as through the API
 
     def __init__(self, *args, lexicons: list[str] | tuple[str, ...] = BUILT_IN_LEXICONS, **kwargs):
         super().__init__(*args, **kwargs)
+        # A French console proposes a French tournament.
+        if get_language() in dict(LANGUAGE_CHOICES):
+            self.fields["language"].initial = get_language()
         names = list(dict.fromkeys([*BUILT_IN_LEXICONS, *lexicons]))
         self.fields["lexicon"].choices = [(name, name) for name in names]
         self.fields["lexicon"].initial = names[0]

@@ -10,6 +10,7 @@ urlpatterns = [
     path("games/<int:game_id>/play", views.phone_page, name="phone"),
     # The projector shows the join code: it is reached only through the key the console gives out.
     path("projector/<str:key>", views.projector_page, name="projector"),
+    path("projector/<str:key>/standings", views.projector_standings, name="projector-standings"),
     path("games/<int:game_id>/live", views.game_live, name="game-live"),
     path("games/<int:game_id>/events", views.game_events, name="game-events"),
     path("games/<int:game_id>/mine", views.player_feed, name="game-mine"),

@@ -13,7 +13,7 @@ from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -25,6 +25,7 @@ from tournaments.api.authentication import PlayerTokenAuthentication
 from tournaments.live import snapshot as live_snapshot
 from tournaments.live import stream as live_stream
 from tournaments.models import Game, Round
+from tournaments.web.language import phone_language
 
 PREMIUM_CLASS = {"W": "tw", "w": "dw", "L": "tl", "l": "dl", ".": ""}
 HOME_GAMES = 30  # at most this many games in play on the home page, the latest first
@@ -105,6 +106,8 @@ def phone_texts() -> dict[str, str]:
         "round_n": _("Round %(n)s"),
         "call30": _("30 seconds left"),
         "time_up": _("Time is up"),
+        "paused": _("Clock paused by the arbitrator: wait"),
+        "cancelled": _("Round %(n)s cancelled: %(reason)s"),
         "sending": _("Sending your slip…"),
         "accepted": _("Accepted: the arbitrator holds this slip."),
         "retrying": _("Not received yet (no network). Retrying with the same slip…"),
@@ -210,15 +213,23 @@ def join_page(request: HttpRequest, code: str = "") -> HttpResponse:
         "failed": _("Could not join: %(message)s"),
         "offline": _("No network: try again."),
         "missing": _("Type the game code and your name."),
+        "table_taken": _("Table %(table)s is taken: type another number, or leave it empty to get the next free table."),
+        "bad_table": _("A table number is a whole number from 1 to %(max)s."),
+        "table_max": 10000,
     }
     return render(request, "phone/join.html", {"code": code.upper(), "join_text": join_text})
 
 
 @require_GET
 def phone_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    """The player's phone: board, rack, countdown, the slip, the receipt and the results."""
+    """The player's phone: board, rack, countdown, the slip, the receipt and the results. In the tournament's
+    language unless this phone chose another one (tournaments/web/language.py)."""
     game = _game_or_404(game_id)
-    return render(request, "phone/play.html", _page_context(game))
+    language = phone_language(request, game.tournament)
+    with translation.override(language):
+        response = render(request, "phone/play.html", _page_context(game))
+    response["Content-Language"] = language
+    return response
 
 
 @require_GET
@@ -229,11 +240,56 @@ def projector_page(request: HttpRequest, key: str) -> HttpResponse:
     Reached through the game's screen key (``/projector/<key>``, from the console), never its number: game
     numbers can be guessed, and the code would let anyone join any game."""
     game = get_object_or_404(Game.objects.select_related("tournament"), screen_key=key) if key else None
-    context = _page_context(game)
-    join_url = public_url(request, reverse("join-code", args=[game.join_code]))
-    context["join_url"] = join_url
-    context["join_qr"] = segno.make(join_url, error="m").svg_inline(scale=6, omitsize=True)
-    return render(request, "projector/projector.html", context)
+    # The hall reads the tournament's language, whatever the browser driving the screen prefers.
+    with translation.override(game.tournament.language):
+        seconds = projector_page_seconds(request.GET.get("page_seconds"))
+        if seconds is None:
+            low, high = settings.ARBITER_PROJECTOR_PAGE_SECONDS_BOUNDS
+            return HttpResponse(_("page_seconds: a whole number of seconds from %(low)s to %(high)s.")
+                                % {"low": low, "high": high}, status=400, content_type="text/plain; charset=utf-8")
+        context = _page_context(game)
+        join_url = public_url(request, reverse("join-code", args=[game.join_code]))
+        context["join_url"] = join_url
+        context["join_qr"] = segno.make(join_url, error="m").svg_inline(scale=6, omitsize=True)
+        context["config"]["text"].update(projector_texts())
+        context["config"]["page_seconds"] = seconds
+        context["config"]["standings_url"] = reverse("projector-standings", args=[key])
+        return render(request, "projector/projector.html", context)
+
+
+def projector_texts() -> dict[str, str]:
+    """The projector's own words, beside the phone's."""
+    return {
+        "rank": _("Rank"),
+        "player": _("Player"),
+        "total": _("Total"),
+        "from_top": _("From the top"),
+        "page": _("Page %(n)s / %(count)s"),
+        "provisional": _("Provisional: paper slips are still being entered"),
+    }
+
+
+def projector_page_seconds(asked: str | None) -> int | None:
+    """Seconds each page of the standings stays on the projector: ``?page_seconds=`` within
+    ``ARBITER_PROJECTOR_PAGE_SECONDS_BOUNDS``, else ``ARBITER_PROJECTOR_PAGE_SECONDS``; None when asked badly."""
+    if asked is None or asked == "":
+        return settings.ARBITER_PROJECTOR_PAGE_SECONDS
+    low, high = settings.ARBITER_PROJECTOR_PAGE_SECONDS_BOUNDS
+    if not asked.isdigit() or not low <= int(asked) <= high:
+        return None
+    return int(asked)
+
+
+@never_cache
+@require_GET
+def projector_standings(request: HttpRequest, key: str) -> JsonResponse:
+    """Every line of the standings, for the projector's pages (the live snapshot carries only the first
+    few): rank, name, table, total and difference from the tops, and whether they are provisional."""
+    game = get_object_or_404(Game.objects.only("pk"), screen_key=key) if key else None
+    body = live_snapshot.hall_standings(game.pk)
+    if body is None:
+        raise Http404
+    return JsonResponse(body)
 
 
 @never_cache

@@ -127,7 +127,7 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
 
   function roundOpen() {
     const info = live();
-    if (info.round_status !== "open" || !info.deadline) return false;
+    if (info.round_status !== "open" || !info.deadline || info.paused) return false; // paused: slips wait
     return Date.parse(info.deadline) > clock.now();
   }
 
@@ -186,6 +186,13 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
     $("receipt").hidden = false;
   }
 
+  // The slip just handed in: the on-screen keyboard put away and the receipt brought into view (it is
+  // below the form, under the fold of a small phone).
+  function showReceiptNow() {
+    if (form.contains(document.activeElement)) document.activeElement.blur();
+    $("receipt").scrollIntoView({ block: "nearest" });
+  }
+
   // Put a slip in the fields (one being sent again after a reload, the one the server holds).
   function fill(slip) {
     wordInput.value = (slip.word || "").toUpperCase();
@@ -226,6 +233,7 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
       showReceipt();
       status(T.accepted, "ok");
       formChanged();
+      showReceiptNow();
     },
     closed: () => status(T.refused_closed, "bad"),
     stale(held) {
@@ -244,6 +252,11 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
   // A new state of the game: a new round clears the form (unless its slip is on its way); outside a round
   // no square is picked.
   function follow(info) {
+    // Once the round is closed the form and its receipt give way to the result (results.js): no old slip
+    // left greyed out. A new rack brings the form back.
+    const closed = info.round_status === "closed" || info.status === "over";
+    form.hidden = closed || !player;
+    if (closed) $("receipt").hidden = true;
     if (info.round !== shownRound) {
       shownRound = info.round;
       const sending = sender.pending();

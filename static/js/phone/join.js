@@ -14,15 +14,29 @@ export function setupJoin(form) {
       say(statusEl, text.missing, "error");
       return;
     }
+    // A table number is optional: left empty, the server gives the next free table.
+    const tableField = $("join-table");
+    const tableText = tableField ? tableField.value.trim() : "";
+    const table = tableText ? Number(tableText) : null;
+    if (tableText && !(Number.isInteger(table) && table >= 1 && table <= text.table_max)) {
+      say(statusEl, fmt(text.bad_table, { max: text.table_max }), "error");
+      tableField.focus();
+      return;
+    }
     say(statusEl, text.joining);
     try {
       const res = await fetch("/api/join", {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ join_code: code, name }),
+        body: JSON.stringify(table === null ? { join_code: code, name } : { join_code: code, name, table }),
       });
       const body = await res.json().catch(() => null);
       if (!res.ok) {
+        if (body && body.error && body.error.code === "table_taken") {
+          say(statusEl, fmt(text.table_taken, { table }), "error");
+          if (tableField) tableField.focus();
+          return;
+        }
         say(statusEl, fmt(text.failed, { message: errorMessage(body, res.statusText) }), "error");
         return;
       }

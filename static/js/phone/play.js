@@ -3,6 +3,7 @@
 import { fillBoard, renderRack } from "../board.js";
 import { serverClock, startCountdown } from "../clock.js";
 import { $, fmt, idleTime, readJson } from "../common.js";
+import { incidentNotice, markPaused, runningDeadline } from "../incidents.js";
 import { subscribe } from "../live.js";
 import { createSlipForm } from "./form.js";
 import { createResults } from "./results.js";
@@ -41,6 +42,11 @@ export function setupPlay() {
     $("need-join").hidden = false;
     $("slip-form").hidden = true;
   }
+  // A field the browser scrolls into view stops below the sticky clock and rack, not under them.
+  const top = $("phone-top");
+  new ResizeObserver(() => {
+    document.documentElement.style.scrollPaddingTop = `${top.offsetHeight + 8}px`;
+  }).observe(top);
   const form = createSlipForm({ T, gameId, labelling: config.labelling, player, live, clock: serverClock });
   const results = createResults({ config, gameId, player, live });
 
@@ -88,8 +94,9 @@ export function setupPlay() {
     // Rejected draws are announced with the rack (e.g. -AEIOUU+), never silently dropped.
     $("rejected").textContent = (game.rejected || []).join("  ");
     $("round-label").textContent = next.round ? fmt(T.round_n, { n: next.round }) : "";
-    $("phase").textContent = next.status === "over" ? T.over : T[next.round_status] || T.waiting;
-    countdown.setDeadline(next.round_status === "open" ? next.deadline : null, idleTime(next));
+    $("phase").textContent = incidentNotice(next, T) || (next.status === "over" ? T.over : T[next.round_status] || T.waiting);
+    countdown.setDeadline(runningDeadline(next), idleTime(next));
+    markPaused($("countdown"), next);
     form.follow(next);
     results.follow(next);
   }

@@ -37,6 +37,7 @@ export function createResults({ config, gameId, player, live }) {
 
   function showResults(last, result) {
     if (!last) return;
+    const fresh = shown !== last.number; // this round's close just reached the phone
     shown = last.number;
     $("results-title").textContent = fmt(T.round_n, { n: last.number });
     const count = (last.tops || []).length;
@@ -65,6 +66,8 @@ export function createResults({ config, gameId, player, live }) {
     }
     const status = live().round_status;
     $("results").hidden = status === "drawn" || status === "open";
+    // The form the player was looking at is gone: the result takes its place in view.
+    if (fresh && !$("results").hidden) $("results").scrollIntoView({ block: "nearest" });
   }
 
   function showStandings(rows, standing) {
@@ -85,6 +88,9 @@ export function createResults({ config, gameId, player, live }) {
       body.appendChild(tr);
     }
     $("standings").hidden = listed.length === 0;
+    // Paper slips of the last round still being entered: these standings may change.
+    const provisional = $("standings-provisional");
+    if (provisional) provisional.hidden = !live().provisional;
   }
 
   // A new state of the game. During a round the slip comes first; once it is closed, the results of the

@@ -123,8 +123,11 @@ class Command(BaseCommand):
                                  "(the local network: the club's phones)")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--no-demo", action="store_true", help="do not create the demo data")
+        parser.add_argument("--language", choices=["en", "fr"], default="en",
+                            help="the demo tournament's language (its sheets, projector and phones), when it is "
+                                 "created: en (the default) or fr")
 
-    def handle(self, *args, host, port, no_demo, **options):
+    def handle(self, *args, host, port, no_demo, language="en", **options):
         from arbiter.celery import prepare_broker_folders
         from tournaments.demo import create_demo
 
@@ -140,7 +143,7 @@ class Command(BaseCommand):
         prepare_broker_folders()
         call_command("migrate", interactive=False, verbosity=0)
         if not no_demo:
-            for line in create_demo():
+            for line in create_demo(language=language):
                 self.stdout.write(line)
 
         env = {**os.environ, **plan["env"]}

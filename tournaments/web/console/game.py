@@ -14,11 +14,13 @@ from django.views.decorators.http import require_POST
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.models import Game, Round
+from tournaments.services.incidents import refuse_if_paused
 from tournaments.web.forms import DrawForm, MasterForm
 from tournaments.web.views import board_context
 
 from . import queries
 from .access import report_error, report_form_errors, staff_required
+from .incidents import head_required, incident_context
 from .texts import game_status_text, round_status_text
 
 
@@ -80,6 +82,7 @@ def panel_context(game: Game) -> dict:
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     context = panel_context(game)
+    context.update(incident_context(game, context, request.user))  # pause, roles, the round cancelled last
     context.update({"section": "tournaments", "tab": "round", "breadcrumbs": game_breadcrumbs(game),
                     "refused_rack": request.GET.get("rack", "")[:16],
                     "rejectable": request.GET.get("rejectable") == "1"})
@@ -91,10 +94,12 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
 def game_panel(request: HttpRequest, game_id: int) -> HttpResponse:
     """The live part of the game screen alone, fetched again by console.js when the game changes."""
     game = queries.game(game_id)
-    return render(request, "console/_live.html", panel_context(game))
+    context = panel_context(game)
+    context.update(incident_context(game, context, request.user))
+    return render(request, "console/_live.html", context)
 
 
-@staff_required
+@head_required
 @require_POST
 def round_draw(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
@@ -124,7 +129,7 @@ def round_draw(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect("console-game", game_id=game.pk)
 
 
-@staff_required
+@head_required
 @require_POST
 def round_start(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     game = queries.game(game_id)
@@ -138,12 +143,13 @@ def round_start(request: HttpRequest, game_id: int, number: int) -> HttpResponse
     return redirect("console-game", game_id=game.pk)
 
 
-@staff_required
+@head_required
 @require_POST
 def round_close(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     game = queries.game(game_id)
     round = queries.round_of(game, number)
     try:
+        refuse_if_paused(round)  # a paused round never closes: resume it first
         closed = services.round_close(round=round, actor=request.user)
     except ServiceError as error:
         report_error(request, error)
@@ -155,7 +161,7 @@ def round_close(request: HttpRequest, game_id: int, number: int) -> HttpResponse
     return redirect("console-game", game_id=game.pk)
 
 
-@staff_required
+@head_required
 @require_POST
 def round_master(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     game = queries.game(game_id)
@@ -176,7 +182,7 @@ def round_master(request: HttpRequest, game_id: int, number: int) -> HttpRespons
     return redirect("console-game", game_id=game.pk)
 
 
-@staff_required
+@head_required
 @require_POST
 def game_end(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
@@ -189,7 +195,7 @@ def game_end(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect("console-game", game_id=game.pk)
 
 
-@staff_required
+@head_required
 @require_POST
 def rack_reject(request: HttpRequest, game_id: int) -> HttpResponse:
     """A physical draw that fails the vowel/consonant rule: recorded as rejected, every letter back in the bag."""

@@ -15,7 +15,7 @@ from tournaments.web.views import board_context, reason_texts
 from . import queries
 from .access import staff_required
 from .game import game_breadcrumbs
-from .texts import canonical_ref, outcome_text, round_status_text
+from .texts import canonical_ref, log_reason_text, outcome_text, round_status_text
 
 
 @staff_required
@@ -45,6 +45,8 @@ def round_page(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
             **row,
             "ref": canonical_ref(row["ref"], game.tournament.coordinates),
             "slip_id": slip.pk if slip else None,
+            # A slip the arbitrator added for a player who had none (services.slip_add keys it "added:").
+            "added": slip is not None and slip.key.startswith("added:"),
             "outcome_text": outcome_text(row["outcome"]),
             "reason_text": reasons.get(row["reason"], row["message"] or row["reason"]),
         })
@@ -58,12 +60,18 @@ def round_page(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
         "section": "tournaments", "tab": "rounds", "game": game, "round": round, "detail": detail,
         "round_status_text": round_status_text(round.status),
         "results": results, "tops": tops, "can_choose_master": closed and is_last and len(tops) > 1, "has_next": not is_last,
-        "log": queries.corrections(round),
+        "log": _with_reason_texts(queries.corrections(round)),
         "correction_form": CorrectionForm(),
         "board": board_context(detail["board"], game.tournament.coordinates),
         "breadcrumbs": game_breadcrumbs(game, (_("Rounds"), reverse("console-rounds", args=[game.pk])),
                                         (_("Round %(number)s") % {"number": number}, None)),
     })
+
+
+def _with_reason_texts(entries: list) -> list:
+    for entry in entries:
+        entry.reason_text = log_reason_text(entry.reason)
+    return entries
 
 
 @staff_required
@@ -72,5 +80,6 @@ def standings_page(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "console/standings.html", {
         "section": "tournaments", "tab": "standings", "game": game,
         "rows": selectors.game_standings(game=game),
+        "paper_provisional": selectors.standings_provisional(game),
         "breadcrumbs": game_breadcrumbs(game, (_("Standings"), None)),
     })

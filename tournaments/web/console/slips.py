@@ -11,13 +11,14 @@ from django.views.decorators.http import require_POST
 
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
-from tournaments.models import Round
+from tournaments.models import Result, Round
 from tournaments.services.slips import slip_text
 from tournaments.web.forms import CorrectionForm, SlipEntryForm
 
-from . import queries
+from . import paper, queries
 from .access import report_error, report_form_errors, staff_required
 from .game import game_breadcrumbs
+from .incidents import arbitrator_required, head_required
 from .texts import canonical_ref, error_text, round_status_text
 
 PAPER_AFTER_CLOSE = "paper slip handed in before the end call, entered after the close"
@@ -38,6 +39,7 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "after_close": round is not None and round.status == Round.Status.CLOSED,
         "progress": progress,
         "form": SlipEntryForm(),
+        "paper_state": paper.page_state(game, round),
         "slip_texts": {
             "recorded": _("Recorded"),
             "replaced": _("Recorded (replaces the earlier slip)"),
@@ -47,6 +49,14 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
             "table": pgettext("table abbreviation", "T."),
             "sending": _("Sending…"),
             "edit": _("Edit"),
+            "replaced_later": _("Replaced by a later slip"),
+            "second": _("Second slip: paid 0"),
+            "paid": _("paid %(n)s"),
+            "no_table": _("No player sits at table %(table)s."),
+            "shared_table": _("Several players sit at table %(table)s: correct the tables."),
+            "not_in_rack": _("Letters not in the rack %(rack)s: %(letters)s"),
+            "bad_mark": _("A ? marks the one letter after it as a blank."),
+            "blank": _("blank"),
         },
         "breadcrumbs": game_breadcrumbs(game, (_("Paper slips"), None)),
     })
@@ -60,7 +70,7 @@ def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
-@staff_required
+@arbitrator_required
 @require_POST
 def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
     """One paper slip: the table names the player; the slip goes to the round shown on the page.
@@ -80,6 +90,7 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
         return redirect("console-slips", game_id=game.pk)
     data = form.cleaned_data
     try:
+        data["word"] = paper.typed_word(game, data["word"])  # SA?LAD: a blank L; case makes no blank
         round = selectors.current_round(game)
         wanted = request.POST.get("round")
         if round is None or (wanted and wanted != str(round.number)):
@@ -96,7 +107,6 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
             slip, created, player = services.slip_enter_paper(
                 round=round, table=data["table"], word=data["word"], ref=data["ref"] or None, score=data["score"],
                 key=data["key"] or None, choice=request.POST.get("choice", ""), actor=request.user,
-                reasons={"replace": _("typing correction"), "second": _("second slip: paid 0")},
             )
     except ServiceError as error:
         fields = {("table" if name == "player" else name): value for name, value in (error.fields or {}).items()}
@@ -114,13 +124,16 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
                      "claimed": slip.claimed},
             "progress": {"received": progress["received"], "players": progress["players"],
                          "missing": progress["missing"]},
+            # The slip as the page lists it, with what it was paid when the round is already closed.
+            "entry": paper.entry_row(slip, Result.objects.filter(round=round, slip=slip).first(),
+                                     game.tournament.coordinates),
         }, status=201 if created else 200)
     messages.success(request, _("Table %(table)s (%(name)s): %(slip)s recorded.") % {
         "table": player.table, "name": player.name, "slip": slip_text(slip)})
     return redirect("console-slips", game_id=game.pk)
 
 
-@staff_required
+@arbitrator_required
 @require_POST
 def slip_correct(request: HttpRequest, game_id: int, slip_id: int) -> HttpResponse:
     game = queries.game(game_id)
@@ -143,7 +156,7 @@ def slip_correct(request: HttpRequest, game_id: int, slip_id: int) -> HttpRespon
     return redirect("console-round", game_id=game.pk, number=slip.round.number)
 
 
-@staff_required
+@arbitrator_required
 @require_POST
 def slip_add(request: HttpRequest, game_id: int, number: int, player_id: int) -> HttpResponse:
     """A slip for a player who has none in a closed round (a paper slip found late): judged and logged."""
@@ -170,7 +183,7 @@ def slip_add(request: HttpRequest, game_id: int, number: int, player_id: int) ->
     return redirect("console-round", game_id=game.pk, number=round.number)
 
 
-@staff_required
+@head_required
 @require_POST
 def late_admit(request: HttpRequest, game_id: int, number: int, late_id: int) -> HttpResponse:
     """Admit a late slip (the fault was the venue's): judged at once and logged with the reason given."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from engine import notation
+from tournaments import refusals
 from tournaments.errors import ServiceError
 
 
@@ -25,61 +26,28 @@ def outcome_text(outcome: str) -> str:
     return {"ok": _("OK"), "warning": _("Warning"), "penalty": _("Penalty"), "zero": _("Zero")}.get(outcome, outcome)
 
 
-def rack_refusal_text(code: str, params: dict) -> str | None:
-    """A refused typed rack in the arbitrator's language, with the letters and numbers the engine named
-    (the refusal's ``params``)."""
-    if "rack" not in params:
-        return None
-    parts = {**params, "rack": params["rack"] or "—"}
-    if code == "wrong_size":
-        return _("%(rack)s: the rack must have %(size)s letters, not %(count)s") % parts
-    if code == "missing_kept":
-        return _("%(rack)s: the kept letters %(kept)s are missing") % parts
-    if code == "not_in_bag":
-        return _("%(rack)s: %(letters)s not in the bag") % parts
-    if code not in ("too_few_vowels", "too_few_consonants"):
-        return None
-    if "vowels" in parts and "consonants" in parts:
-        return _("%(rack)s: at least %(vowels)s vowels and %(consonants)s consonants are needed") % parts
-    if "vowels" in parts:
-        return _("%(rack)s: at least %(vowels)s vowels are needed") % parts
-    return _("%(rack)s: at least %(consonants)s consonants are needed") % parts
-
-
 def error_text(error: ServiceError) -> str:
-    """The refusal in the arbitrator's language; codes without a translation keep the service's own
-    precise message (it names the letters or the reference at fault)."""
-    known = {
-        "round_open": _("A round is still in play: close it first."),
-        "round_closed": _("The round is closed: no slip can be handed in or changed."),
-        "round_not_open": _("The round has not started yet: start the clock first."),
-        "round_not_closed": _("The master move is chosen once the round is closed."),
-        "master_locked": _("The next round has been drawn: the master move can no longer change."),
-        "game_over": _("The game is over."),
-        "reason_required": _("A correction needs a reason."),
-        "slip_replaced": _("This slip was replaced: correct the one that counts."),
-        "key_reused": _("This entry was already sent with other content: type it again."),
-        "lexicon_builtin": _("This name belongs to a built-in lexicon: choose another."),
+    """The refusal in the arbitrator's language, from its code and params (``tournaments.refusals``)."""
+    return refusals.error_text(error)
+
+
+def log_reason_text(reason: str) -> str:
+    """A reason kept in the log, in the reader's language: the reasons the services and the console write
+    by themselves (kept in English, the log's language) are translated; a reason typed by the arbitrator is
+    shown as typed."""
+    from tournaments.services.close import CANCEL_REASON
+    from tournaments.services.slips import JUDGED_AFTER_CLOSE, PAPER_CHOICES
+
+    from .slips import PAPER_AFTER_CLOSE
+
+    own = {
+        PAPER_AFTER_CLOSE: _("paper slip handed in before the end call, entered after the close"),
+        PAPER_CHOICES["replace"]: _("typing correction"),
+        PAPER_CHOICES["second"]: _("second slip: paid 0"),
+        JUDGED_AFTER_CLOSE: _("arrived before the deadline, served after the close"),
+        CANCEL_REASON: _("no play possible: the letters go back into the bag"),
     }
-    if error.code == "too_soon":
-        return _("Players are still reading the results: the next rack can be drawn in %(seconds)s s.") % {
-            "seconds": (error.fields or {}).get("seconds", "")}
-    params = getattr(error, "params", None) or {}
-    if error.code == "unknown_table" and "table" in params:
-        return _("No player sits at table %(table)s.") % params
-    if error.code == "shared_table" and "table" in params:
-        return _("Several players sit at table %(table)s: correct the tables.") % params
-    if error.code == "second_slip" and "slip" in params:
-        return _("Table %(table)s already holds %(slip)s. Is this a typing correction that replaces it "
-                 "(OK), or a second slip, paid 0 (Cancel)?") % params
-    if error.code == "rack_valid":
-        return _("This rack obeys the vowel/consonant rule: draw it as the round's rack.")
-    text = known.get(error.code)
-    if text is None:
-        return rack_refusal_text(error.code, params) or error.message
-    if error.code == "game_over" and params.get("why") == "no_valid_rack":
-        return _("The letters left cannot make a valid rack: the game is over.")
-    return text
+    return own.get(reason, reason)
 
 
 def canonical_ref(ref: str | None, labelling: str) -> str:
