@@ -170,6 +170,12 @@ def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
     return word
 
 
+def format_marked_word(word: str) -> str:
+    """A slip's word as an arbitrator types it (the inverse of :func:`parse_marked_word`): each blank, a
+    lowercase letter in the slip notation, written as ``?`` before its letter (``SAlAD`` -> ``SA?LAD``)."""
+    return "".join(f"?{ch.upper()}" if ch.islower() else ch for ch in word or "")
+
+
 def parse_marked_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
     """The word of a slip as an arbitrator types it from paper: a ``?`` before a letter marks that letter as
     a blank (``SA?LAD``: S, A, a blank standing for L, A, D), and case means nothing (``salad`` is SALAD,

@@ -753,3 +753,30 @@ def test_a_second_different_paper_slip_for_a_table_asks_which_it_is(console, sea
     services.round_close(round=round)
     result = Result.objects.get(round=round, player=ben)
     assert (result.paid, result.reason) == (0, "several_slips")
+
+
+def test_corrections_and_added_slips_mark_blanks_with_a_question_mark(console, make_game, make_player):
+    """On the round page as on the paper-slip page, a ? before a letter makes it a blank and case alone never
+    does: lowercase "aeinrst" is AEINRST with no blank. The correction form shows a held blank as ?L."""
+    game = make_game(round_seconds=600)
+    ada, _ = make_player(game, name="Ada", table=1)
+    ben, _ = make_player(game, name="Ben", table=2)
+    round = services.round_start(round=services.round_draw(game=game, rack="AEINRS?"))
+    services.slip_submit(round=round, player=ada, word="RETAINS", ref="H8", score=0, key="a")
+    services.round_close(round=round)
+    slip = Slip.objects.get(round=round, player=ada, current=True)
+    console.post(reverse("console-slip-correct", args=[game.pk, slip.pk]),
+                 {"word": "re?tains", "ref": "H8", "reason": "the T was a blank on the paper slip"})
+    held = Slip.objects.get(round=round, player=ada, current=True)
+    assert held.word == "REtAINS"
+    page = console.get(reverse("console-round", args=[game.pk, 1])).content.decode()
+    assert 'value="RE?TAINS"' in page
+    console.post(reverse("console-slip-add", args=[game.pk, 1, ben.pk]),
+                 {"word": "santera", "ref": "H8", "reason": "paper slip found under the table"})
+    added = Slip.objects.get(round=round, player=ben, current=True)
+    assert added.word == "SANTERA"  # no blank: the rack's blank is not the T, so this pays 0 (not in rack)
+    assert Result.objects.get(round=round, player=ben).reason == "not_in_rack"
+    refused = console.post(reverse("console-slip-correct", args=[game.pk, held.pk]),
+                           {"word": "RE??TAINS", "ref": "H8", "reason": "x"}, follow=True)
+    assert any("?" in m for m in messages_of(refused))
+    assert Slip.objects.get(round=round, player=ada, current=True).pk == held.pk

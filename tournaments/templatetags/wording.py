@@ -40,3 +40,11 @@ def language_name(code):
 @register.filter
 def reason_short(code):
     return reason_label(code or "")
+
+
+@register.filter
+def marked(word):
+    """A slip's word with each blank typed as ``?`` before its letter, as the console's forms read it."""
+    from engine.notation import format_marked_word
+
+    return format_marked_word(word or "")

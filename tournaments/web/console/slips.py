@@ -146,7 +146,8 @@ def slip_correct(request: HttpRequest, game_id: int, slip_id: int) -> HttpRespon
         try:
             corrected = services.slip_correct(
                 slip=slip, reason=data["reason"], actor=request.user,
-                word=data["word"] or None, ref=data["ref"] or None, score=data["score"],
+                word=paper.typed_word(game, data["word"]) if data["word"] else None, ref=data["ref"] or None,
+                score=data["score"],
             )
         except ServiceError as error:
             report_error(request, error)
@@ -172,8 +173,8 @@ def slip_add(request: HttpRequest, game_id: int, number: int, player_id: int) ->
         data = form.cleaned_data
         try:
             added = services.slip_add(
-                round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
-                reason=data["reason"], actor=request.user,
+                round=round, player=player, word=paper.typed_word(game, data["word"]), ref=data["ref"] or None,
+                score=data["score"], reason=data["reason"], actor=request.user,
             )
         except ServiceError as error:
             report_error(request, error)
