@@ -36,6 +36,10 @@ export function entriesTable({ form, fields, texts, logBody, state }) {
     tr.textContent = "";
     tr.dataset.state = "recorded";
     tr.dataset.slip = String(entry.slip);
+    // A list fetched while this entry was on its way may hold it already: one row per slip.
+    logBody.querySelectorAll(`tr[data-slip="${entry.slip}"]`).forEach((other) => {
+      if (other !== tr) other.remove();
+    });
     td(tr, entry.table, "num");
     td(tr, entry.name, "entry-name");
     td(tr, wordElement(entry.word, { blankLabel: texts.blank }), "word entry-word");
