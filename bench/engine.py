@@ -1,13 +1,28 @@
 """Engine benchmark: prints figures, asserts nothing.
 
-    python bench/engine.py [--repeat N] [--lexicon TWL06]
+    python bench/engine.py [--repeat N] [--lexicon TWL06] [--baseline DIR] [--only tops,best,count]
 
-Lexicon compile time (into a throw-away cache) and cached-load time; top-search time per position over
-the reference positions (median, p90, max; overall and by blanks on the rack); peak memory.
+Lexicon compile time (into a throw-away cache) and cached-load time; then, over the reference positions
+(median, p90, max; overall and by blanks on the rack), the time of:
+
+* the top search (``find_tops``);
+* the 10 best plays (``best_plays(n=10)``);
+* the count of legal plays (``count_plays``);
+
+each from a board not seen before (the board analysis kept between searches is cleared before each
+call); and the peak memory of each.
+
+``--baseline DIR`` also times another copy of the engine, the package ``DIR/baseline_engine`` (a copy of
+``engine/`` from an earlier version), in the same run, position by position alternating with this one,
+so that both see the same load on the machine.  An engine without ``best_plays`` or ``count_plays`` is
+timed sorting, or counting, ``generate_plays``.
 """
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
+import importlib.util
 import json
 import resource
 import statistics
@@ -22,18 +37,70 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import lexicon as lexicon_module  # noqa: E402
-from engine.board import Board  # noqa: E402
-from engine.movegen import find_tops  # noqa: E402
-from engine.rules import rules_preset  # noqa: E402
-from engine.tiles import load_tileset  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "positions_twl06.jsonl"
+GROUPS = ("all", "0 blanks", "1 blank", "2 blanks")
+TASKS = ("tops", "best", "count")
+TASK_NAMES = {"tops": "top search", "best": "best_plays(n=10)", "count": "count of legal plays"}
+
+
+class Engine:
+    """One engine package: its lexicon, tile set, rules, and the three searches as functions of
+    (board rows, rack)."""
+
+    def __init__(self, label, package, lexicon_name, cache_dir=None):
+        self.label = label
+        modules = {
+            name: importlib.import_module(f"{package}.{name}")
+            for name in ("board", "lexicon", "movegen", "rules", "tiles")
+        }
+        self.board_cls = modules["board"].Board
+        self.movegen = movegen = modules["movegen"]
+        self.lexicon = modules["lexicon"].load_lexicon(lexicon_name, cache_dir=cache_dir)
+        self.tileset = modules["tiles"].load_tileset("english")
+        self.rules = modules["rules"].rules_preset("fisf")
+        self._board_caches = getattr(movegen, "_board_caches", None)
+        args = (self.lexicon, self.tileset, self.rules)
+        if hasattr(movegen, "best_plays"):
+            self.best = lambda board, rack: movegen.best_plays(board, rack, *args, n=10)
+        else:
+            self.best = lambda board, rack: _best_by_sorting(movegen.generate_plays(board, rack, *args), 10)
+        if hasattr(movegen, "count_plays"):
+            self.count = lambda board, rack: movegen.count_plays(board, rack, *args)
+        else:
+            self.count = lambda board, rack: len(movegen.generate_plays(board, rack, *args))
+        self.tops = lambda board, rack: movegen.find_tops(board, rack, *args)
+        # What a search builds once per lexicon and process is built here, not in the first position timed.
+        self.warm_up = _timed(self.tops, self.board_cls.empty(), "AEINRST")
+
+    def run(self, task, rows, rack):
+        """(cpu seconds, wall seconds) of one search from a board not seen before."""
+        board = self.board_cls.from_rows(rows)
+        if self._board_caches is not None:
+            self._board_caches.clear()
+        return _timed(getattr(self, task), board, rack)
+
+
+def _best_by_sorting(plays, n):
+    plays = sorted(plays, key=lambda p: -p.score)
+    return [p for p in plays if p.score >= plays[min(n, len(plays)) - 1].score] if plays else []
+
+
+def _load_baseline(directory):
+    path = Path(directory).resolve() / "baseline_engine"
+    spec = importlib.util.spec_from_file_location(
+        "baseline_engine", path / "__init__.py", submodule_search_locations=[str(path)]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baseline_engine"] = module
+    spec.loader.exec_module(module)
+    return "baseline_engine"
 
 
 def quantiles(times):
     times = sorted(times)
     p90 = times[min(len(times) - 1, int(0.9 * len(times)))]
-    return f"n={len(times):3d}  median {1000 * statistics.median(times):8.1f} ms  p90 {1000 * p90:8.1f} ms  max {1000 * times[-1]:8.1f} ms"
+    return f"n={len(times):3d}  median {1000 * statistics.median(times):8.2f} ms  p90 {1000 * p90:8.2f} ms  max {1000 * times[-1]:8.1f} ms"
 
 
 def bench_lexicon(name):
@@ -47,25 +114,36 @@ def bench_lexicon(name):
     print(f"lexicon {name}: {len(lexicon)} words, {len(lexicon.masks)} nodes, {len(lexicon.arcs)} arcs")
     print(f"  compile {compiled[0]:.2f} s cpu ({compiled[1]:.2f} s wall)")
     print(f"  cached load {1000 * loaded[0]:.0f} ms cpu ({1000 * loaded[1]:.0f} ms wall)")
-    return lexicon
 
 
-def bench_tops(lexicon, positions, repeat):
-    tileset, rules = load_tileset("english"), rules_preset("fisf")
-    groups = {"all": [], "0 blanks": [], "1 blank": [], "2 blanks": []}
+def _group(rack):
+    blanks = rack.count("?")
+    return f"{blanks} blank{'' if blanks == 1 else 's'}"
+
+
+def bench_searches(engines, positions, repeat, tasks):
+    # times[task][engine label][group] -> [(cpu, wall), ...]
+    times = {task: {e.label: {g: [] for g in GROUPS} for e in engines} for task in tasks}
     for position in positions:
-        board = Board.from_rows(position["board"])
-        runs = [_timed(find_tops, board, position["rack"], lexicon, tileset, rules) for _ in range(repeat)]
-        best = min(runs)  # (cpu, wall) of the fastest run
-        blanks = position["rack"].count("?")
-        groups["all"].append(best)
-        groups[f"{blanks} blank{'' if blanks == 1 else 's'}"].append(best)
-    print(f"top search, {len(positions)} positions (fastest of {repeat} runs each):")
-    for clock, index in (("cpu", 0), ("wall", 1)):
-        for name, times in groups.items():
-            if times:
-                print(f"  {clock:4s} {name:9s} {quantiles([t[index] for t in times])}")
-    print(f"  total cpu {sum(t[0] for t in groups['all']):.2f} s, wall {sum(t[1] for t in groups['all']):.2f} s")
+        rows, rack = position["board"], position["rack"]
+        for task in tasks:
+            for engine in engines:
+                best = min(engine.run(task, rows, rack) for _ in range(repeat))  # the fastest run
+                for group in ("all", _group(rack)):
+                    times[task][engine.label][group].append(best)
+    for task in tasks:
+        print(f"{TASK_NAMES[task]}, {len(positions)} positions (fastest of {repeat} runs each), cpu time:")
+        for engine in engines:
+            for group in GROUPS:
+                found = times[task][engine.label][group]
+                if found:
+                    print(f"  {engine.label:8s} {group:9s} {quantiles([t[0] for t in found])}")
+        print("  wall time:")
+        for engine in engines:
+            for group in GROUPS:
+                found = times[task][engine.label][group]
+                if found:
+                    print(f"  {engine.label:8s} {group:9s} {quantiles([t[1] for t in found])}")
 
 
 def _timed(fn, *args):
@@ -75,31 +153,73 @@ def _timed(fn, *args):
     return time.process_time() - cpu, time.perf_counter() - wall
 
 
-def bench_memory(name, positions):
+def bench_memory(engine, positions, tasks):
+    """Peak memory traced during each search, over ``positions`` (tracemalloc slows the searches)."""
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    peaks = {}
+    for task in tasks:
+        worst = 0
+        for position in positions:
+            tracemalloc.reset_peak()
+            start = tracemalloc.get_traced_memory()[0]
+            engine.run(task, position["board"], position["rack"])
+            worst = max(worst, tracemalloc.get_traced_memory()[1] - start)
+        peaks[task] = worst
+    tracemalloc.stop()
+    figures = ", ".join(f"{TASK_NAMES[t]} {peaks[t] / 2**20:.1f} MiB" for t in tasks)
+    print(f"  {engine.label:8s} most allocated during one search, over {len(positions)} positions: {figures}")
+    return base
+
+
+def bench_lexicon_memory(name):
     lexicon_module._loaded.clear()
     tracemalloc.start()
-    lexicon = lexicon_module.load_lexicon(name)
-    after_load = tracemalloc.get_traced_memory()[0]
-    tileset, rules = load_tileset("english"), rules_preset("fisf")
-    for position in positions:
-        find_tops(Board.from_rows(position["board"]), position["rack"], lexicon, tileset, rules)
-    peak = tracemalloc.get_traced_memory()[1]
+    lexicon_module.load_lexicon(name)
+    loaded = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
-    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print("memory:")
-    print(f"  tracemalloc: lexicon loaded {after_load / 2**20:.1f} MiB, peak over a top search {peak / 2**20:.1f} MiB")
-    print(f"  ru_maxrss (whole process) {maxrss / 1024:.1f} MiB")
+    lexicon_module._loaded.clear()
+    print(f"  lexicon {name} loaded: {loaded / 2**20:.1f} MiB (tracemalloc)")
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lexicon", default="TWL06")
     parser.add_argument("--repeat", type=int, default=1, help="runs per position; the fastest counts")
+    parser.add_argument("--baseline", metavar="DIR", help="also time DIR/baseline_engine, in the same run")
+    parser.add_argument("--only", default=",".join(TASKS), help="searches to time: tops,best,count")
+    parser.add_argument("--memory-positions", type=int, default=40, help="positions traced for memory")
     args = parser.parse_args()
+    tasks = [t for t in args.only.split(",") if t]
     positions = [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
-    lexicon = bench_lexicon(args.lexicon)
-    bench_tops(lexicon, positions, args.repeat)
-    bench_memory(args.lexicon, positions[:20])
+    print(f"load average before: {_loadavg()}")
+    bench_lexicon(args.lexicon)
+    engines = []
+    with tempfile.TemporaryDirectory() as cache:
+        if args.baseline:
+            # Its own throw-away lexicon cache, whatever format it writes.
+            engines.append(Engine("baseline", _load_baseline(args.baseline), args.lexicon, cache_dir=cache))
+        engines.append(Engine("engine", "engine", args.lexicon))
+        for engine in engines:
+            print(f"{engine.label}: first search on the lexicon {1000 * engine.warm_up[0]:.0f} ms cpu (not counted below)")
+        bench_searches(engines, positions, args.repeat, tasks)
+        print("memory:")
+        bench_lexicon_memory(args.lexicon)
+        # Spread over the blank counts: every fifth position.
+        traced = positions[::max(1, len(positions) // args.memory_positions)][:args.memory_positions]
+        for engine in engines:
+            bench_memory(engine, traced, tasks)
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    print(f"  ru_maxrss (whole process) {maxrss / 1024:.1f} MiB")
+    print(f"load average after: {_loadavg()}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,90 @@
+"""best_plays and count_plays: checked against generate_plays on the 200 reference positions and on tiny
+word lists."""
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.board import Board
+from engine.movegen import best_plays, count_plays, find_tops, generate_plays
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "positions_twl06.jsonl"
+POSITIONS = [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
+
+
+def n_best(plays, n):
+    """The n best of ``plays`` by sorting, with every play tied at the n-th score."""
+    plays = sorted(plays, key=lambda p: -p.score)
+    if not plays:
+        return []
+    floor = plays[min(n, len(plays)) - 1].score
+    return [p for p in plays if p.score >= floor]
+
+
+def by_order(plays):
+    return sorted(plays, key=lambda p: (-p.score, p.row, p.col, not p.horizontal, p.word, p.tiles))
+
+
+@pytest.mark.parametrize("position", POSITIONS, ids=[p["id"] for p in POSITIONS])
+def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english, fisf):
+    board, rack = Board.from_rows(position["board"]), position["rack"]
+    plays = generate_plays(board, rack, twl06, english, fisf)
+    assert count_plays(board, rack, twl06, english, fisf) == len(plays) == position["n_moves"]
+    for n in (10, 1, 3, 40):
+        best = best_plays(board, rack, twl06, english, fisf, n=n)
+        assert len(set(best)) == len(best)
+        assert by_order(best) == by_order(n_best(plays, n))
+        assert [p.score for p in best] == sorted((p.score for p in best), reverse=True)
+    tops = find_tops(board, rack, twl06, english, fisf)
+    assert set(best_plays(board, rack, twl06, english, fisf, n=1)) == set(tops.plays)
+
+
+def test_ties_at_the_nth_score_are_all_kept(tiny, english, fisf):
+    lexicon = tiny("AB", "BA")
+    best = best_plays(Board.empty(), "AB", lexicon, english, fisf, n=1)
+    assert len(best) == 4 and {p.score for p in best} == {8}
+    assert best == sorted(best, key=lambda p: (p.row, p.col, p.word))
+
+
+def test_fewer_plays_than_asked(tiny, english, fisf):
+    lexicon = tiny("AT")
+    plays = generate_plays(Board.empty(), "AT", lexicon, english, fisf)
+    assert set(best_plays(Board.empty(), "AT", lexicon, english, fisf, n=10)) == set(plays)
+    assert best_plays(Board.empty(), "QQ", lexicon, english, fisf, n=10) == []
+    assert count_plays(Board.empty(), "QQ", lexicon, english, fisf) == 0
+
+
+def test_n_must_be_positive(tiny, english, fisf):
+    with pytest.raises(ValueError):
+        best_plays(Board.empty(), "AT", tiny("AT"), english, fisf, n=0)
+
+
+def test_blank_placements_are_distinct_plays(tiny, english, fisf, board_with):
+    lexicon = tiny("CAT", "CATS", "TEES", "TEE")
+    board = board_with(("CAT", 7, 6, True))
+    rack = "S?"
+    plays = generate_plays(board, rack, lexicon, english, fisf)
+    words = sorted(p.word for p in plays if p.row == 7 and p.col == 6 and p.horizontal)
+    assert words == ["CATS", "CATs"]
+    assert count_plays(board, rack, lexicon, english, fisf) == len(plays)
+    # Two blanks for two E's: which tile is which blank makes distinct plays (TeE, TEe, Tee).
+    board = board_with(("T", 7, 7, True))
+    plays = generate_plays(board, "??", lexicon, english, fisf)
+    across = sorted(p.word for p in plays if p.horizontal and p.row == 7 and p.col == 7 and len(p.word) == 3)
+    assert across == ["Tee"]
+    plays = generate_plays(board, "E?", lexicon, english, fisf)
+    across = sorted(p.word for p in plays if p.horizontal and p.row == 7 and p.col == 7 and len(p.word) == 3)
+    assert across == ["TEe", "TeE"]
+    assert count_plays(board, "E?", lexicon, english, fisf) == len(plays) == len(set(plays))
+    best = best_plays(board, "E?", lexicon, english, fisf, n=len(plays))
+    assert set(best) == set(plays)
+
+
+def test_a_one_tile_play_forming_two_words_is_counted_once(tiny, english, fisf, board_with):
+    lexicon = tiny("AT", "AA", "AS", "AAS")
+    board = board_with(("AT", 7, 7, True), ("AA", 8, 5, True))
+    plays = generate_plays(board, "S?", lexicon, english, fisf)
+    assert count_plays(board, "S?", lexicon, english, fisf) == len(plays) == len(set(plays))
+    singles = [p for p in plays if len(p.tiles) == 1 and p.tiles[0][:2] == (8, 7)]
+    assert sorted((p.word, p.horizontal) for p in singles) == [("AAS", True), ("AAs", True)]
+    assert set(best_plays(board, "S?", lexicon, english, fisf, n=len(plays))) == set(plays)
