@@ -254,3 +254,21 @@ def test_a_rack_fixed_keeps_the_kept_letters_of_the_round_before(make_game, make
     # Without the kept letters the rack is refused, as a typed draw would be.
     refused(lambda: services.round_fix_rack(round=second, rack=drawn + second.drawn[:len(kept)], reason="x",
                                             actor=arbitrator), "missing_kept", 409)
+
+
+def test_a_slip_that_arrived_during_a_pause_is_refused_even_when_served_after_the_resume(make_game, make_player):
+    game = make_game(round_seconds=60)
+    ann, _ = make_player(game, "Ann")
+    rnd = open_round(game, seconds_ago=10)
+    paused_at = timezone.now() - timedelta(seconds=5)
+    services.round_pause(round=rnd, reason="lights out", now=paused_at)
+    resumed_at = paused_at + timedelta(seconds=3)
+    services.round_resume(round=rnd, now=resumed_at)
+    refused(lambda: services.slip_submit(round=rnd, player=ann, word="MELANIC", ref="H4", score=78, key="k1",
+                                         now=paused_at + timedelta(seconds=1)), "paused", 409)
+    assert not Slip.objects.filter(round=rnd).exists()
+    # Before the pause and after the resume, slips are in time.
+    for key, moment in (("k2", paused_at - timedelta(seconds=1)), ("k3", resumed_at + timedelta(seconds=1))):
+        slip, created = services.slip_submit(round=rnd, player=ann, word="MELANIC", ref="H4", score=78, key=key,
+                                             now=moment)
+        assert created

@@ -67,6 +67,22 @@ def _seconds(value: float) -> float:
     return round(max(0.0, value), 3)  # the builtin: no parameter of this function is called round
 
 
+def clock_stopped_at(round: Round, now: datetime) -> bool:
+    """Whether the round's clock stood still at ``now``: paused since before it, or in a pause resumed
+    since (a slip that arrived during a pause and is handled after the resume is refused all the same)."""
+    if round.paused_at is not None and now >= round.paused_at:
+        return True
+    started = None
+    for entry in round.incidents or ():
+        if entry.get("action") == PAUSE:
+            started = datetime.fromisoformat(entry["at"])
+        elif entry.get("action") == RESUME and started is not None:
+            if started <= now < datetime.fromisoformat(entry["at"]):
+                return True
+            started = None
+    return False
+
+
 def refuse_if_paused(round: Round) -> None:
     """409 ``paused`` for an action a paused round does not allow (its close): resume it first."""
     if Round.objects.filter(pk=round.pk, paused_at__isnull=False).exists():

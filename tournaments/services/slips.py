@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import uuid
 from datetime import datetime
 
@@ -18,6 +19,7 @@ from tournaments.versions import notify_game_changed, notify_progress
 from .clock import round_close_if_due
 from .close import judge
 from .common import late_message, log, setting_of
+from .incidents import clock_stopped_at
 
 
 class StaleSlip(Conflict):
@@ -227,7 +229,7 @@ def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, seve
             return existing, False
         if locked.status == Round.Status.DRAWN:
             raise Conflict("round_not_open", "the round has not started yet")
-        if locked.status == Round.Status.OPEN and locked.paused_at is not None and now >= locked.paused_at:
+        if locked.status == Round.Status.OPEN and clock_stopped_at(locked, now):
             raise Conflict("paused", "the clock is paused: hand the slip in once it runs again",
                            params={"round": round.number})
         if not _in_time(locked, now):
@@ -363,10 +365,11 @@ def _lock_round_for_slip(round: Round, player: Player) -> Round:
         # Plain queries: every slip of a hall runs them. The player's row only is locked (the games it
         # may play are a subquery, not a join).
         with connection.cursor() as cursor:
-            cursor.execute(f'SELECT "status", "deadline", "closed_at", "paused_at" FROM "{Round._meta.db_table}" '
-                           'WHERE "id" = %s FOR SHARE', [round.pk])
+            cursor.execute(f'SELECT "status", "deadline", "closed_at", "paused_at", "incidents" '
+                           f'FROM "{Round._meta.db_table}" WHERE "id" = %s FOR SHARE', [round.pk])
             locked = copy.copy(round)
-            locked.status, locked.deadline, locked.closed_at, locked.paused_at = cursor.fetchone()
+            locked.status, locked.deadline, locked.closed_at, locked.paused_at, incidents = cursor.fetchone()
+            locked.incidents = json.loads(incidents) if isinstance(incidents, str) else (incidents or [])
             cursor.execute(
                 f'SELECT "id" FROM "{Player._meta.db_table}" WHERE "id" = %s AND "tournament_id" = %s AND '
                 f'"first_game_id" IN (SELECT "id" FROM "{Game._meta.db_table}" WHERE "tournament_id" = %s '
