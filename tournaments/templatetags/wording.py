@@ -48,3 +48,17 @@ def marked(word):
     from engine.notation import format_marked_word
 
     return format_marked_word(word or "")
+
+
+@register.filter
+def moment(text):
+    """A time written as ISO 8601 text (an incident's ``at``), in the server's time zone (TIME_ZONE)."""
+    from datetime import datetime
+
+    from django.utils import timezone
+
+    try:
+        value = datetime.fromisoformat(str(text))
+    except ValueError:
+        return None
+    return timezone.localtime(value) if timezone.is_aware(value) else value
