@@ -1,0 +1,237 @@
+// Training on a past game: the same racks and master moves, a slip judged at once by the server (nothing is
+// written there), the running totals beside the tops, then the percentage, the rank in the real game and a
+// link to share. The progress stays in this browser (localStorage) until the training starts again.
+import { fillBoard, makePickable, renderRack, wordElement } from "./board.js";
+import { formatSeconds } from "./clock.js";
+import { $, errorMessage, fmt, formatPercent, readJson, say, typeset } from "./common.js";
+import { formatRef } from "./notation.js";
+
+const C = readJson("train-config");
+const T = C.text;
+const KEY = `training:${C.game}`;
+
+function load() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(KEY) || "null");
+    if (saved && Array.isArray(saved.verdicts)) return saved;
+  } catch {
+    // A damaged entry: start afresh.
+  }
+  return null;
+}
+
+let state = load();
+let timer = null;
+
+function save() {
+  localStorage.setItem(KEY, JSON.stringify(state));
+}
+
+function csrf() {
+  const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+async function post(url, body) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
+    body: JSON.stringify(body),
+  });
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(errorMessage(data, `HTTP ${res.status}`));
+  return data;
+}
+
+const totalOf = (key) => (state ? state.verdicts.reduce((sum, v) => sum + (v ? v[key] : 0), 0) : 0);
+
+function showTotals() {
+  $("total-mine").textContent = String(totalOf("paid"));
+  $("total-top").textContent = String(totalOf("top_score"));
+}
+
+function showRound(index = state.index) {
+  const round = C.rounds[Math.min(index, C.rounds.length - 1)];
+  say($("round-label"), fmt(T.round_n, { n: round.number, count: C.rounds.length }));
+  fillBoard($("board"), round.board, { blankLabel: T.blank });
+  renderRack($("rack"), round.rack, { kept: round.kept, values: C.values, blankLabel: T.blank, keptLabel: T.kept });
+  showTotals();
+}
+
+function playLine(el, play) {
+  el.textContent = "";
+  if (!play || !play.word) {
+    el.textContent = T.no_play;
+    return;
+  }
+  el.append(wordElement(play.word, { blankLabel: T.blank }), ` ${play.ref} · ${fmt(T.points, { n: play.score })}`);
+}
+
+function showVerdict(v) {
+  $("train-form").hidden = true;
+  $("verdict").hidden = false;
+  $("verdict").dataset.round = String(v.round);
+  $("verdict").dataset.outcome = v.outcome;
+  say($("verdict-title"), v.is_top ? fmt(T.is_top, { n: v.paid }) : fmt(T.not_top, { paid: v.paid, top: v.top_score }),
+    v.is_top ? "ok" : "warn");
+  const mine = $("verdict-mine");
+  mine.textContent = "";
+  if (v.word) {
+    mine.append(wordElement(v.word, { blankLabel: T.blank }), ` ${v.ref || ""} · `);
+  }
+  const reason = C.reasons[v.reason] || v.message;
+  mine.append(`${fmt(T.paid, { n: v.paid })} (${C.outcomes[v.outcome] || v.outcome}) — ${typeset(reason)}`);
+  const tops = $("verdict-tops");
+  tops.textContent = "";
+  v.tops.forEach((top, i) => {
+    const line = document.createElement("span");
+    playLine(line, top);
+    if (i) tops.append(" · ");
+    tops.append(line);
+  });
+  playLine($("verdict-master"), v.master);
+  $("train-next").textContent = state.index + 1 < C.rounds.length ? T.next : T.finish;
+  showTotals();
+  $("verdict").scrollIntoView({ block: "nearest" });
+}
+
+function stopClock() {
+  if (timer) clearInterval(timer);
+  timer = null;
+}
+
+function startClock() {
+  stopClock();
+  const el = $("countdown");
+  if (!state.clock) {
+    el.textContent = "–:––";
+    return;
+  }
+  if (!state.deadline) {
+    state.deadline = Date.now() + C.round_seconds * 1000;
+    save();
+  }
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000));
+    el.textContent = formatSeconds(left);
+    el.classList.toggle("call-30", left <= 30 && left > 0);
+    if (left === 0) {
+      stopClock();
+      say($("train-status"), T.time_up, "warn");
+      judge(true);
+    }
+  };
+  tick();
+  timer = setInterval(tick, 250);
+}
+
+function openForm() {
+  $("verdict").hidden = true;
+  $("train-form").hidden = false;
+  $("slip-word").value = "";
+  $("slip-ref").value = "";
+  $("slip-score").value = "";
+  say($("train-status"), "");
+  showRound();
+  startClock();
+}
+
+let judging = false;
+
+async function judge(timeUp = false) {
+  if (judging) return;
+  const round = C.rounds[state.index];
+  const word = timeUp ? "" : $("slip-word").value.trim();
+  const scoreText = $("slip-score").value.trim();
+  const body = { round: round.number, word, ref: timeUp ? "" : $("slip-ref").value.trim(),
+    score: timeUp || scoreText === "" || !/^\d+$/.test(scoreText) ? null : Number(scoreText) };
+  judging = true;
+  $("train-judge").disabled = true;
+  say($("train-status"), T.judging);
+  try {
+    const verdict = await post(C.judge_url, body);
+    stopClock();
+    state.verdicts[state.index] = verdict;
+    state.deadline = null;
+    save();
+    showVerdict(verdict);
+  } catch (error) {
+    say($("train-status"), fmt(T.error, { message: error.message || T.offline }), "error");
+    if (timeUp) setTimeout(() => judge(true), 3000);
+  } finally {
+    judging = false;
+    $("train-judge").disabled = false;
+  }
+}
+
+async function finish() {
+  $("verdict").hidden = true;
+  $("train-form").hidden = true;
+  stopClock();
+  if (!state.result) {
+    state.result = await post(C.result_url, { name: state.name, proofs: state.verdicts.map((v) => v.proof) });
+    save();
+  }
+  const r = state.result;
+  $("train-end").hidden = false;
+  $("end-total").textContent = fmt(T.result, { total: r.total, tops: r.top_total, percent: formatPercent(r.percent) });
+  $("end-rank").textContent = fmt(T.rank, { rank: r.rank, players: r.players });
+  $("end-share").href = r.url;
+  $("train-end").scrollIntoView({ block: "nearest" });
+  showTotals();
+}
+
+function next() {
+  state.index += 1;
+  save();
+  if (state.index >= C.rounds.length) {
+    finish().catch((error) => say($("train-status"), fmt(T.error, { message: error.message }), "error"));
+  } else {
+    openForm();
+  }
+}
+
+function resume() {
+  $("train-start").hidden = true;
+  if (state.index >= C.rounds.length) {
+    showRound(C.rounds.length - 1);
+    finish().catch((error) => say($("train-status"), fmt(T.error, { message: error.message }), "error"));
+  } else if (state.verdicts[state.index]) {
+    showRound();
+    showVerdict(state.verdicts[state.index]);
+  } else {
+    openForm();
+  }
+}
+
+makePickable($("board"), {
+  onPick(ref) {
+    $("slip-ref").value = formatRef(ref.row, ref.col, ref.horizontal, C.labelling);
+  },
+});
+
+$("train-start").addEventListener("submit", (event) => {
+  event.preventDefault();
+  state = { name: $("train-name").value.trim(), clock: $("train-clock").checked, index: 0, verdicts: [],
+    deadline: null, result: null };
+  save();
+  resume();
+});
+
+$("train-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  judge(false);
+});
+
+$("train-next").addEventListener("click", next);
+
+$("train-restart").addEventListener("click", () => {
+  localStorage.removeItem(KEY);
+  state = null;
+  stopClock();
+  $("train-end").hidden = true;
+  $("train-start").hidden = false;
+});
+
+if (C.rounds.length) showRound(state ? state.index : 0);
+if (state) resume();

@@ -1,0 +1,164 @@
+"""Training on a past game: the page (``/games/<id>/train``), the slip judged at once (``POST .../judge``), the
+result with its signed link (``POST .../result``), and the shared result page (``.../result/<token>``).
+
+No account is needed: the browser keeps the progress; a game closed to training, or not over, answers 404.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments import training
+from tournaments.api.parsers import LimitedJSONParser
+from tournaments.api.serializers import StrictCharField, StrictIntegerField
+from tournaments.api.throttles import AddressRateThrottle
+from tournaments.api.views import valid
+from tournaments.errors import NotFound
+from tournaments.web.language import phone_language
+from tournaments.web.views import _tile_values, board_context, outcome_texts, phone_texts, reason_texts
+
+
+class TrainingRateThrottle(AddressRateThrottle):
+    """Training slips and results per client address (``DEFAULT_THROTTLE_RATES["training"]``)."""
+
+    scope = "training"
+
+
+class SiteMemberAuthentication(BaseAuthentication):
+    """The site's signed-in user (a club member), from the session; nothing is written, so no CSRF check."""
+
+    def authenticate(self, request):
+        user = getattr(request._request, "user", None)
+        return (user, None) if user is not None and user.is_authenticated else None
+
+
+def _visitor(request) -> object:
+    return request.user
+
+
+def training_texts() -> dict[str, str]:
+    return {
+        "round_n": _("Round %(n)s of %(count)s"),
+        "your_total": _("Your total"),
+        "top_total": _("Tops"),
+        "judging": _("Judging…"),
+        "is_top": _("Top! %(n)s points"),
+        "not_top": _("Paid %(paid)s, the top was %(top)s"),
+        "next": _("Next round"),
+        "finish": _("See my result"),
+        "time_up": _("Time is up"),
+        "no_slip": _("No slip: paid 0"),
+        "result": _("%(total)s points of %(tops)s: %(percent)s of the top"),
+        "rank": _("Rank in the real game: %(rank)s of %(players)s"),
+        "share": _("Share this result"),
+        "offline": _("No network: try again."),
+        "error": _("Not judged: %(message)s"),
+        "restart": _("Start again"),
+        "tops": _("Tops"),
+        "master": _("Master move"),
+        "yours": _("Your slip"),
+    }
+
+
+@require_GET
+def training_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game replayed alone: each round's board and rack, a slip judged at once, the running totals."""
+    try:
+        game = training.training_game(game_id, request.user)
+    except NotFound:
+        raise Http404 from None
+    tournament = game.tournament
+    language = phone_language(request, tournament)
+    rounds = training.rounds_shown(game)
+    with translation.override(language):
+        context = {
+            "game": game,
+            "tournament": tournament,
+            "board": board_context(rounds[0]["board"] if rounds else None, tournament.coordinates),
+            "config": {
+                "game": game.pk,
+                "labelling": tournament.coordinates,
+                "values": _tile_values(game),
+                "round_seconds": tournament.round_seconds,
+                "rounds": rounds,
+                "judge_url": reverse("training-judge", args=[game.pk]),
+                "result_url": reverse("training-result", args=[game.pk]),
+                "text": {**phone_texts(), **training_texts()},
+                "reasons": reason_texts(),
+                "outcomes": outcome_texts(),
+            },
+        }
+        response = render(request, "training/train.html", context)
+    response["Content-Language"] = language
+    return response
+
+
+@require_GET
+def training_result_page(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
+    """A shared result: name given, total, percentage of the top, rank in the real game. A forged link: 404."""
+    try:
+        game = training.training_game(game_id, request.user)
+        shown = training.read_result(game, token)
+    except NotFound:
+        raise Http404 from None
+    language = phone_language(request, game.tournament)
+    with translation.override(language):
+        response = render(request, "training/result.html", {
+            "game": game, "tournament": game.tournament, "result": shown,
+            "train_url": reverse("training", args=[game.pk]),
+        })
+    response["Content-Language"] = language
+    return response
+
+
+class JudgeSerializer(serializers.Serializer):
+    round = StrictIntegerField(min_value=1, help_text="The round's number.")
+    word = StrictCharField(max_length=15, allow_blank=True, trim_whitespace=True,
+                           help_text="The word as written (lowercase: a blank); empty: no slip.")
+    ref = StrictCharField(max_length=8, allow_blank=True, required=False, default="", trim_whitespace=True)
+    score = StrictIntegerField(min_value=0, max_value=100000, allow_null=True, required=False, default=None)
+
+
+class ResultSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=training.NAME_MAX, allow_blank=True, required=False, default="")
+    proofs = serializers.ListField(child=StrictCharField(max_length=500), max_length=500)
+
+
+class _TrainingApi(APIView):
+    """JSON for the training page: anyone (members: signed in), throttled per address, nothing written."""
+
+    authentication_classes = [SiteMemberAuthentication]
+    permission_classes = [AllowAny]
+    parser_classes = [LimitedJSONParser]
+    throttle_classes = [TrainingRateThrottle]
+
+
+@extend_schema(exclude=True)  # a page's own JSON, outside /api/ (README: Training on a past game)
+class TrainingJudgeView(_TrainingApi):
+    def post(self, request, game_id: int):
+        game = training.training_game(game_id, _visitor(request))
+        data = valid(JudgeSerializer, request)
+        return Response(training.judge(game=game, number=data["round"], word=data["word"], ref=data["ref"],
+                                       score=data["score"]))
+
+
+@extend_schema(exclude=True)
+class TrainingResultView(_TrainingApi):
+    def post(self, request, game_id: int):
+        game = training.training_game(game_id, _visitor(request))
+        data = valid(ResultSerializer, request)
+        shown = training.result(game=game, name=data["name"], proofs=data["proofs"])
+        shown["url"] = reverse("training-result-page", args=[game.pk, shown["token"]])
+        return Response(shown)
+
