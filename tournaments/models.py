@@ -116,6 +116,11 @@ class Game(models.Model):
         PLAYING = "playing", _("Playing")
         OVER = "over", _("Over")
 
+    class Training(models.TextChoices):
+        CLOSED = "closed", _("Closed to training")
+        EVERYONE = "everyone", _("Open to everyone")
+        MEMBERS = "members", _("Open to club members")
+
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="games")
     number = models.PositiveIntegerField()  # order of the game in its tournament, from 1
     seed = models.BigIntegerField()
@@ -131,6 +136,8 @@ class Game(models.Model):
     end_reason = models.CharField(max_length=20, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    # Who may replay the game alone once it is over (/games/<id>/train): nobody, anyone, signed-in members.
+    training = models.CharField(max_length=10, choices=Training.choices, default=Training.CLOSED)
 
     class Meta:
         ordering = ["tournament_id", "number"]

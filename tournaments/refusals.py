@@ -101,6 +101,27 @@ TEXTS = {
     "bad_record": _("This game record cannot be restored."),
     "settings_mismatch": _("The tournament's settings differ from the record's: %(settings)s."),
     "not_found": _("Not found."),
+    # Training on a past game.
+    "training_not_open": _("This game is not open for training."),
+    "training_no_round": _("This game has no round %(round)s to train on."),
+    "training_bad_proof": _("A verdict was not given by this server."),
+    "training_unfinished": _("Every round must be played first (rounds %(rounds)s)."),
+    "training_bad_link": _("This result link is not valid."),
+    "invalid_training": _("Training is one of %(choices)s."),
+    # A player's review of a game (tournaments/review.py).
+    "review_not_authenticated": _("Open this page on the phone you played with, or from the arbitrator's "
+                                  "console."),
+    "not_a_player": _("This phone's player does not play this game."),
+    "review_other_player": _("A player can read only their own review."),
+    "review_player_needed": _("Choose the player whose review is shown."),
+    "review_bad_player": _("%(player)s is not a player's number."),
+    "review_unknown_player": _("Player %(player)s does not play this game."),
+    "review_nothing_yet": _("Nothing to review yet: a round can be reviewed once the next rack is drawn, or at the "
+                            "end of the game."),
+    "review_bad_round": _("%(round)s is not a round number."),
+    "review_no_round": _("This game has no round %(round)s."),
+    "review_round_not_over": _("Round %(round)s can be reviewed once the next rack is drawn, or at the end of the "
+                               "game."),
     # Arbitrators.
     "not_arbitrator": _("Only an arbitrator may do this."),
     "not_game_arbitrator": _("Only this game's head or assistant arbitrator may do this."),

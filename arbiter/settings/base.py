@@ -154,6 +154,7 @@ REST_FRAMEWORK = {
     # requests per client address. Successful joins are not limited: a hall joins from one address.
     "DEFAULT_THROTTLE_RATES": {
         "slips": "30/min", "join_failures": "20/min", "join_failures_all": "300/min", "auth": "20/min",
+        "training": "120/min",  # training slips judged, per client address (nothing is written)
     },
     # The client address is the connection's unless the server sits behind trusted reverse proxies:
     # TRUSTED_PROXIES=N takes the address N hops back in X-Forwarded-For (0: the header is ignored).
@@ -220,7 +221,21 @@ ARBITER_MAX_EXTEND_SECONDS = 600
 # The projector's standings for a large hall, page after page: seconds per page (the projector's link may
 # ask another with ?page_seconds=, within the bounds).
 ARBITER_PROJECTOR_PAGE_SECONDS = 10
+# How long a shared training result link stays valid, in seconds (None: always).
+ARBITER_TRAINING_LINK_MAX_AGE = None
 ARBITER_PROJECTOR_PAGE_SECONDS_BOUNDS = (2, 120)
+# The solutions sheet: each round's best plays down to this many (every tie at the last score too), printed
+# on at most this many lines (the plays left out are counted under the table).
+ARBITER_SOLUTIONS_PLAYS = 5
+ARBITER_SOLUTIONS_MAX_LINES = 10
+
+# A player's review of a game (tournaments/review.py): the best plays listed per round, the rounds of the
+# largest losses in the summary, how long a round's computed plays stay in the cache, and how long a request
+# waits for another computing the same round.
+ARBITER_REVIEW_BEST_PLAYS = 10
+ARBITER_REVIEW_LOSSES = 5
+ARBITER_REVIEW_CACHE_SECONDS = 7 * 24 * 3600
+ARBITER_REVIEW_BUILD_WAIT_SECONDS = 10
 
 LOGGING = {
     "version": 1,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import incidents, views
+from tournaments.api import incidents, training, views
 
 urlpatterns = [
     path("auth/token", views.AuthTokenView.as_view(), name="api-auth-token"),
@@ -37,6 +37,7 @@ urlpatterns = [
          name="api-round-cancel"),
     path("games/<int:game_id>/rounds/<int:number>/rack", incidents.RoundRackView.as_view(), name="api-round-rack"),
     path("games/<int:game_id>/arbitrators", incidents.GameArbitratorsView.as_view(), name="api-game-arbitrators"),
+    path("games/<int:game_id>/training", training.GameTrainingView.as_view(), name="api-game-training"),
     path(
         "games/<int:game_id>/rounds/<int:number>/slips/<int:slip_id>/correct",
         views.SlipCorrectView.as_view(),

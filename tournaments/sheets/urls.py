@@ -2,9 +2,11 @@
 
 from django.urls import path
 
-from . import views
+from . import solutions_view, views
 
 urlpatterns = [
+    path("games/<int:game_id>/sheets/solutions.pdf", solutions_view.GameSolutionsPdfView.as_view(),
+         name="sheet-game-solutions"),
     path(
         "games/<int:game_id>/sheets/standings.pdf",
         views.GameStandingsPdfView.as_view(),

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from tournaments.web.console import game, incidents, pages, paper, players, results, slips, tokens
+from tournaments.web.console import game, incidents, pages, paper, players, results, slips, tokens, training
 from tournaments.web.forms import ArbitratorLoginForm
 
 urlpatterns = [
@@ -24,6 +24,7 @@ urlpatterns = [
     path("games/<int:game_id>/draw/", game.round_draw, name="console-draw"),
     path("games/<int:game_id>/reject/", game.rack_reject, name="console-rack-reject"),
     path("games/<int:game_id>/end/", game.game_end, name="console-game-end"),
+    path("games/<int:game_id>/training/", training.game_training, name="console-game-training"),
     path("games/<int:game_id>/rounds/<int:number>/start/", game.round_start, name="console-round-start"),
     path("games/<int:game_id>/rounds/<int:number>/close/", game.round_close, name="console-round-close"),
     path("games/<int:game_id>/rounds/<int:number>/master/", game.round_master, name="console-round-master"),

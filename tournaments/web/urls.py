@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from tournaments.web import views
+from tournaments.web import review, training, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,4 +14,10 @@ urlpatterns = [
     path("games/<int:game_id>/live", views.game_live, name="game-live"),
     path("games/<int:game_id>/events", views.game_events, name="game-events"),
     path("games/<int:game_id>/mine", views.player_feed, name="game-mine"),
+    path("games/<int:game_id>/review", review.review_page, name="game-review"),
+    path("games/<int:game_id>/review.json", review.review_data, name="game-review-data"),
+    path("games/<int:game_id>/train", training.training_page, name="training"),
+    path("games/<int:game_id>/train/judge", training.TrainingJudgeView.as_view(), name="training-judge"),
+    path("games/<int:game_id>/train/result", training.TrainingResultView.as_view(), name="training-result"),
+    path("games/<int:game_id>/train/result/<str:token>", training.training_result_page, name="training-result-page"),
 ]

@@ -99,6 +99,8 @@ export function setupPlay() {
     markPaused($("countdown"), next);
     form.follow(next);
     results.follow(next);
+    // The review opens on the rounds the game has moved past, and on every round at the end.
+    $("review-link").hidden = !(next.status === "over" || (next.round > 1 && next.round_status === "closed"));
   }
 
   onChange(info);
