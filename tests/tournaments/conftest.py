@@ -4,10 +4,19 @@ sheets_support.py; the fixtures shared by every folder are in tests/conftest.py.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
 import pytest
 
 from .api_support import ApiGame, PlayerSeat, bearer_client, expect
 from .sheets_support import PlayedGame, load_played_game, play_game, save_played_game
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -53,3 +62,51 @@ def played_game(sheets_tournament, arbitrator, played_game_rows, isolated_cache)
         played_game_rows.update(save_played_game(played, sheets_tournament, arbitrator))
         return played
     return load_played_game(played_game_rows, sheets_tournament, arbitrator)
+
+
+@pytest.fixture(scope="module")
+def worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A Celery worker process on the test database and the test Redis (on this test process's own queue:
+    arbiter/settings/test.py), for the modules that test the clock with a real worker."""
+    from django.conf import settings
+    from django.core.cache import cache
+    from django.db import connection
+
+    from tournaments.tasks import ping
+
+    db = connection.settings_dict
+    user = db["USER"] or "postgres"
+    password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=f"postgres://{user}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        REDIS_URL=settings.BROKER.redis_url,
+        DJANGO_SETTINGS_MODULE="arbiter.settings.test",
+        LEXICON_CACHE_DIR=str(settings.LEXICON_CACHE_DIR),
+    )
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "arbiter", "worker", "--purge", "--pool", "threads",
+             "--concurrency", "4", "--loglevel", "info", "--without-gossip", "--without-mingle"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    try:
+        token = uuid.uuid4().hex
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"the worker stopped: {log.read_text()[-3000:]}")
+            ping.delay(token)
+            time.sleep(0.5)
+            if cache.get(f"ping:{token}") == "pong":
+                break
+        else:
+            pytest.fail(f"the worker did not answer: {log.read_text()[-3000:]}")
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()

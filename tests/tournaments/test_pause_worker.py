@@ -3,24 +3,17 @@ original deadline closes nothing; after the resume it closes the round at the ne
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-import uuid
-from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
 from tournaments import services
 from tournaments.models import LogEntry, Result, Round
-from tournaments.tasks import ping
 
-ROOT = Path(__file__).resolve().parents[2]
+from .stack import wait_for
 
 pytestmark = [
     pytest.mark.worker,
@@ -30,58 +23,6 @@ pytestmark = [
         reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def worker(django_db_setup, django_db_blocker, tmp_path_factory):
-    """A Celery worker process on the test database and the test Redis (on this test process's own queue:
-    arbiter/settings/test.py)."""
-    db = connection.settings_dict
-    user = db["USER"] or "postgres"
-    password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
-    env = dict(os.environ)
-    env.update(
-        DATABASE_URL=f"postgres://{user}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-        REDIS_URL=settings.BROKER.redis_url,
-        DJANGO_SETTINGS_MODULE="arbiter.settings.test",
-        LEXICON_CACHE_DIR=str(settings.LEXICON_CACHE_DIR),
-    )
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "arbiter", "worker", "--purge", "--pool", "threads",
-             "--concurrency", "4", "--loglevel", "info", "--without-gossip", "--without-mingle"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-    try:
-        token = uuid.uuid4().hex
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"the worker stopped: {log.read_text()[-3000:]}")
-            ping.delay(token)
-            time.sleep(0.5)
-            if cache.get(f"ping:{token}") == "pong":
-                break
-        else:
-            pytest.fail(f"the worker did not answer: {log.read_text()[-3000:]}")
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
-def wait_for(predicate, seconds: float):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    return predicate()
 
 
 def test_a_round_paused_across_its_deadline_closes_at_the_deadline_set_on_resuming(worker, make_game, make_player,
