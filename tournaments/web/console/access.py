@@ -7,8 +7,9 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest
+from django.http import HttpRequest, JsonResponse
 
+from tournaments.api.exceptions import error_body
 from tournaments.errors import ServiceError
 
 from .texts import error_text
@@ -27,6 +28,16 @@ def staff_required(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def wants_json(request: HttpRequest) -> bool:
+    """The page's script asks (its answer is read in place, without a reload)."""
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def refusal_json(code: str, message: str, status: int, fields: dict | None = None) -> JsonResponse:
+    """A refusal for the page's script, in the API's error shape."""
+    return JsonResponse(error_body(code, message, fields), status=status)
 
 
 def report_error(request: HttpRequest, error: ServiceError, prefix: str = "") -> None:

@@ -8,7 +8,7 @@ from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -20,44 +20,38 @@ from tournaments.services.incidents import max_extend_seconds
 from tournaments.services.roles import HEAD, arbitrators, require_arbitrator, require_head, role_of
 
 from . import queries
-from .access import report_error, staff_required
+from .access import refusal_json, report_error, staff_required, wants_json
 from .texts import error_text
 
 
 def _refused(request: HttpRequest, game_id: int, error: ServiceError) -> HttpResponse:
-    if "application/json" in request.headers.get("Accept", ""):
-        return JsonResponse({"error": {"code": error.code, "message": error_text(error), "fields": error.fields}},
-                            status=error.status)
+    if wants_json(request):
+        return refusal_json(error.code, error_text(error), error.status, error.fields)
     report_error(request, error)
     return redirect("console-game", game_id=game_id)
 
 
-def head_required(view):
-    """The game's head arbitrator only (the clock, the racks, the master, the end, incidents, roles)."""
+def _role_required(require):
+    """A view decorator: staff only, then ``require(game_id, user)`` (a refusal is shown, never raised)."""
 
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs):
-        try:
-            require_head(kwargs["game_id"], request.user)
-        except ServiceError as error:
-            return _refused(request, kwargs["game_id"], error)
-        return view(request, *args, **kwargs)
+    def decorator(view):
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args, **kwargs):
+            try:
+                require(kwargs["game_id"], request.user)
+            except ServiceError as error:
+                return _refused(request, kwargs["game_id"], error)
+            return view(request, *args, **kwargs)
 
-    return staff_required(wrapper)
+        return staff_required(wrapper)
+
+    return decorator
 
 
-def arbitrator_required(view):
-    """An arbitrator with a role in the game: head or assistant (entering and correcting slips)."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs):
-        try:
-            require_arbitrator(kwargs["game_id"], request.user)
-        except ServiceError as error:
-            return _refused(request, kwargs["game_id"], error)
-        return view(request, *args, **kwargs)
-
-    return staff_required(wrapper)
+# The game's head arbitrator only (the clock, the racks, the master, the end, incidents, roles).
+head_required = _role_required(require_head)
+# An arbitrator with a role in the game: head or assistant (entering and correcting slips).
+arbitrator_required = _role_required(require_arbitrator)
 
 
 def clock_text(seconds: float | None) -> str:

@@ -16,7 +16,7 @@ from tournaments.services.slips import slip_text
 from tournaments.web.forms import CorrectionForm, SlipEntryForm
 
 from . import paper, queries
-from .access import report_error, report_form_errors, staff_required
+from .access import refusal_json, report_error, report_form_errors, staff_required, wants_json
 from .game import game_breadcrumbs
 from .incidents import arbitrator_required, head_required
 from .texts import canonical_ref, error_text, round_status_text
@@ -62,14 +62,6 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
     })
 
 
-def _refusal(code: str, message: str, status: int, fields: dict | None = None) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "message": message, "fields": fields or {}}}, status=status)
-
-
-def _wants_json(request: HttpRequest) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
-
-
 @arbitrator_required
 @require_POST
 def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
@@ -78,12 +70,12 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
     Answers JSON to the page's script (the entry stays on the page); a plain form post is redirected back.
     """
     game = queries.game(game_id)
-    as_json = _wants_json(request)
+    as_json = wants_json(request)
     form = SlipEntryForm(request.POST)
     if not form.is_valid():
         if as_json:
             first = next(iter(form.errors))
-            return _refusal("invalid", f"{form.fields[first].label}: {form.errors[first][0]}"
+            return refusal_json("invalid", f"{form.fields[first].label}: {form.errors[first][0]}"
                             if first in form.fields else form.errors[first][0], 400,
                             {name: list(errors) for name, errors in form.errors.items()})
         report_form_errors(request, form)
@@ -111,7 +103,7 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
     except ServiceError as error:
         fields = {("table" if name == "player" else name): value for name, value in (error.fields or {}).items()}
         if as_json:
-            return _refusal(error.code, error_text(error), error.status, fields)
+            return refusal_json(error.code, error_text(error), error.status, fields)
         report_error(request, error)
         return redirect("console-slips", game_id=game.pk)
     progress = selectors.round_progress(round=round)
