@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -23,12 +23,12 @@ from tournaments import services
 from tournaments.api.permissions import IsArbitrator, IsHeadArbitrator
 from tournaments.api.serializers import (
     RACK_PATTERN,
+    IsoDateTimeField,
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
 )
 from tournaments.api.views import ApiView, answers, get_game, get_round, valid
-from tournaments.formats import iso
 from tournaments.limits import RACK_MAX
 from tournaments.models import Round
 from tournaments.services.roles import ROLES, arbitrators, role_of
@@ -77,24 +77,47 @@ class IncidentSerializer(serializers.Serializer):
     reason = serializers.CharField(allow_blank=True)
 
 
+@extend_schema_field(IncidentSerializer(many=True))
+class IncidentsField(serializers.ListField):
+    """The round's incidents as recorded, each with its action's own details (kept whole)."""
+
+    def to_representation(self, value) -> list:
+        return list(value)
+
+
 class RoundIncidentsSerializer(serializers.Serializer):
+    """Its instance: the Round."""
+
     number = serializers.IntegerField()
     status = serializers.CharField()
     rack = serializers.CharField()
     kept = serializers.CharField(allow_blank=True)
     drawn = serializers.CharField(allow_blank=True)
-    deadline = serializers.DateTimeField(allow_null=True)
-    paused = serializers.BooleanField()
-    time_left = serializers.FloatField(allow_null=True, help_text="Seconds left when the clock was paused.")
+    deadline = IsoDateTimeField(allow_null=True)
+    paused = serializers.SerializerMethodField()
+    time_left = serializers.SerializerMethodField()
     extended_seconds = serializers.IntegerField()
     cancel_reason = serializers.CharField(allow_blank=True)
-    incidents = IncidentSerializer(many=True, help_text="Every incident of the round, oldest first (with "
-                                   "each action's details: time_left, seconds, deadline, before/after...).")
+    incidents = IncidentsField(help_text="Every incident of the round, oldest first (with each action's details: "
+                               "time_left, seconds, deadline, before/after...).")
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_paused(self, round: Round) -> bool:
+        return round.paused_at is not None
+
+    @extend_schema_field(serializers.FloatField(allow_null=True, help_text="Seconds left when the clock was paused."))
+    def get_time_left(self, round: Round) -> float | None:
+        return round.time_left if round.paused_at is not None else None
 
 
 class RoundCancelledSerializer(RoundIncidentsSerializer):
-    next_number = serializers.IntegerField(help_text="The number the next rack is drawn under (the same).")
-    bag_count = serializers.IntegerField()
+    next_number = serializers.IntegerField(source="number",
+                                           help_text="The number the next rack is drawn under (the same).")
+    bag_count = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.IntegerField())
+    def get_bag_count(self, round: Round) -> int:
+        return len(round.game.bag)
 
 
 class ArbitratorSerializer(serializers.Serializer):
@@ -103,25 +126,14 @@ class ArbitratorSerializer(serializers.Serializer):
 
 
 class ArbitratorsSerializer(serializers.Serializer):
+    """Its instance: ``{"arbitrators": [...], "you": role}``."""
+
     arbitrators = ArbitratorSerializer(many=True, help_text="Roles recorded (none: every arbitrator is head).")
     you = serializers.CharField(allow_null=True, help_text="The caller's role in the game (null: none).")
 
 
 def round_body(round: Round) -> dict:
-    paused = round.paused_at is not None
-    return {
-        "number": round.number,
-        "status": round.status,
-        "rack": round.rack,
-        "kept": round.kept,
-        "drawn": round.drawn,
-        "deadline": iso(round.deadline),
-        "paused": paused,
-        "time_left": round.time_left if paused else None,
-        "extended_seconds": round.extended_seconds,
-        "cancel_reason": round.cancel_reason,
-        "incidents": list(round.incidents),
-    }
+    return RoundIncidentsSerializer(round).data
 
 
 # ---- views ----------------------------------------------------------------------------------------------
@@ -176,8 +188,8 @@ class RoundCancelView(RoundIncidentView):
         round = self.target(game_id, number)
         data = valid(ReasonSerializer, request)
         round = services.round_cancel(round=round, reason=data["reason"], actor=request.user)
-        game = get_game(game_id)
-        return Response({**round_body(round), "next_number": round.number, "bag_count": len(game.bag)})
+        round.game = get_game(game_id)  # the bag as the cancel left it
+        return Response(RoundCancelledSerializer(round).data)
 
 
 class RoundRackView(RoundIncidentView):
@@ -202,7 +214,8 @@ class GameArbitratorsView(ApiView):
     @extend_schema(responses=answers({200: ArbitratorsSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
         game = get_game(game_id)
-        return Response({"arbitrators": arbitrators(game), "you": role_of(game.pk, request.user)})
+        return Response(ArbitratorsSerializer({"arbitrators": arbitrators(game),
+                                               "you": role_of(game.pk, request.user)}).data)
 
     @extend_schema(request=RoleSerializer, responses=answers({200: ArbitratorsSerializer}, 400, 401, 403, 404, 409),
                    description="Give an arbitrator a role (head: clock, racks, master, end, incidents, roles; "
@@ -212,4 +225,4 @@ class GameArbitratorsView(ApiView):
         game = get_game(game_id)
         data = valid(RoleSerializer, request)
         listed = services.arbitrator_set(game=game, username=data["user"], role=data["role"], actor=request.user)
-        return Response({"arbitrators": listed, "you": role_of(game.pk, request.user)})
+        return Response(ArbitratorsSerializer({"arbitrators": listed, "you": role_of(game.pk, request.user)}).data)

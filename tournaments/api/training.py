@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -22,13 +22,20 @@ class TrainingSerializer(serializers.Serializer):
 
 
 class TrainingStateSerializer(serializers.Serializer):
-    game = serializers.IntegerField()
+    """Its instance: the Game."""
+
+    game = serializers.IntegerField(source="pk")
     training = serializers.CharField(help_text="closed, everyone or members.")
-    url = serializers.CharField(help_text="The training page (answers 404 while closed or before the game is over).")
+    url = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(
+        help_text="The training page (answers 404 while closed or before the game is over)."))
+    def get_url(self, game) -> str:
+        return reverse("training", args=[game.pk])
 
 
 def training_body(game) -> dict:
-    return {"game": game.pk, "training": game.training, "url": reverse("training", args=[game.pk])}
+    return TrainingStateSerializer(game).data
 
 
 class GameTrainingView(ApiView):
