@@ -40,6 +40,14 @@ def api_game(arbitrator_client):
 
 
 @pytest.fixture
+def console(client, arbitrator):
+    """A test client signed in to the console as ``arbitrator`` (``console.user``)."""
+    client.force_login(arbitrator)
+    client.user = arbitrator
+    return client
+
+
+@pytest.fixture
 def sheets_tournament(make_tournament, arbitrator):
     return make_tournament(name="Open de Vichy — Festival", solo_min_players=3, created_by=arbitrator)
 

@@ -12,21 +12,9 @@ from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.models import Game, Lexicon, LogEntry, Player, Result, Round, Slip, Tournament
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 FIRST_RACK = "AEINRST"
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache(isolated_cache):
-    return isolated_cache
-
-
-@pytest.fixture
-def console(client, arbitrator):
-    client.force_login(arbitrator)
-    client.user = arbitrator
-    return client
 
 
 @pytest.fixture

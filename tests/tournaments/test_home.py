@@ -11,13 +11,6 @@ from django.urls import reverse
 from tournaments.models import Game
 from tournaments.services import round_draw
 
-
-@pytest.fixture
-def console(client, arbitrator):
-    client.force_login(arbitrator)
-    return client
-
-
 # ---- the home page ------------------------------------------------------------------------------------
 
 

@@ -19,21 +19,9 @@ from tournaments.models import GameArbitrator, LogEntry, Player, Result, Round, 
 
 from .api_support import assert_error, bearer_client, expect
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
 RACK = "AEINRST"
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache(isolated_cache):
-    return isolated_cache
-
-
-@pytest.fixture
-def console(client, arbitrator):
-    client.force_login(arbitrator)
-    client.user = arbitrator
-    return client
 
 
 def open_round(game, rack=RACK):
