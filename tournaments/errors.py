@@ -24,6 +24,15 @@ class ServiceError(Exception):
         return {"error": {"code": self.code, "message": self.message, "fields": self.fields}}
 
 
+def input_refused(error, field: str, error_class: type[ServiceError] = ServiceError, code: str | None = None,
+                  params: dict | None = None) -> ServiceError:
+    """The engine's refusal of a typed word, reference or rack (NotationError, RackError: ``code``,
+    ``message``, ``params``) as the services' own, named on ``field``: its code (or ``code``) and params (or
+    ``params``)."""
+    return error_class(code or error.code, error.message, fields={field: [error.message]},
+                       params=getattr(error, "params", {}) if params is None else params)
+
+
 class NotFound(ServiceError):
     status = 404
 

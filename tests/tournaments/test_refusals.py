@@ -8,7 +8,7 @@ from django.utils import translation
 
 from tournaments import services
 from tournaments.errors import Conflict, ServiceError
-from tournaments.web.console.texts import error_text
+from tournaments.refusals import error_text
 
 pytestmark = pytest.mark.django_db
 

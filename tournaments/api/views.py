@@ -39,7 +39,7 @@ from tournaments.api.throttles import (
     JoinFailureThrottle,
     SlipRateThrottle,
 )
-from tournaments.errors import Forbidden, NotFound, ServiceError
+from tournaments.errors import Forbidden, NotFound, ServiceError, input_refused
 from tournaments.live import snapshot as live_snapshot
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
 from tournaments.services.incidents import refuse_if_paused
@@ -128,7 +128,7 @@ def checked_ref(text: str | None, game: Game) -> str:
     try:
         return s.canonical_ref(text, game.tournament.coordinates)
     except RefError as error:
-        raise ServiceError("bad_ref", error.message, fields={"ref": [error.message]}) from None
+        raise input_refused(error, "ref", code="bad_ref") from None
 
 
 def arbitrator(request):

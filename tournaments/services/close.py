@@ -14,7 +14,7 @@ from engine.drawing import game_is_over
 from engine.judging import Slip as EngineSlip
 from engine.judging import judge_slip, zero
 from engine.notation import RefError, parse_ref
-from tournaments.errors import Conflict, ServiceError
+from tournaments.errors import Conflict, input_refused
 from tournaments.formats import brief
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.versions import notify_game_changed
@@ -168,8 +168,7 @@ def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Rou
         try:
             wanted = parse_ref(ref, game.tournament.coordinates)
         except RefError as error:
-            raise ServiceError(error.code, error.message, fields={"ref": [error.message]},
-                               params=error.params) from None
+            raise input_refused(error, "ref") from None
         text = str(word or "").strip()
         candidates = [
             top for top in current.tops

@@ -18,7 +18,7 @@ from engine.board import Board
 from engine.drawing import RackError, check_typed_rack, draw_rack, format_rack
 from engine.master import choose_master
 from engine.movegen import find_tops
-from tournaments.errors import Conflict, ServiceError
+from tournaments.errors import Conflict, ServiceError, input_refused
 from tournaments.models import Game, Round
 from tournaments.tasks import compute_tops as compute_tops_task
 from tournaments.versions import notify_game_changed
@@ -133,7 +133,7 @@ def _rack_refused(error) -> ServiceError:
     (``not_in_bag``, ``wrong_size``, ``missing_kept``, ``too_few_vowels``...) conflicts with the state of
     the game (409): the same letters are fine in another game or at another point of this one."""
     error_class = ServiceError if error.code == "bad_letters" else Conflict
-    return error_class(error.code, error.message, fields={"rack": [error.message]}, params=error.params)
+    return input_refused(error, "rack", error_class)
 
 
 def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:

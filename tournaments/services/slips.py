@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine.notation import canonical_ref
-from tournaments.errors import Conflict, NotFound, ServiceError
+from tournaments.errors import Conflict, NotFound, ServiceError, input_refused
 from tournaments.limits import REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.versions import notify_game_changed, notify_progress
@@ -42,8 +42,7 @@ def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
     try:
         word = parse_word(word, tournament.tiles)
     except WordError as error:
-        raise ServiceError(error.code, error.message, fields={"word": [error.message]},
-                           params=error.params) from None
+        raise input_refused(error, "word") from None
     if ref is not None and not isinstance(ref, str):
         raise ServiceError("bad_ref", "the reference must be text", fields={"ref": ["not text"]})
     ref = " ".join((ref or "").split())
@@ -54,8 +53,7 @@ def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
         try:
             parse_ref(ref, tournament.coordinates)
         except RefError as error:
-            raise ServiceError(error.code, error.message, fields={"ref": [error.message]},
-                               params=error.params) from None
+            raise input_refused(error, "ref") from None
     if score is not None and (isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= SCORE_MAX):
         raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"score": ["out of range"]},
                            params={"max": SCORE_MAX})

@@ -11,8 +11,7 @@ from django.http import HttpRequest, JsonResponse
 
 from tournaments.api.exceptions import error_body
 from tournaments.errors import ServiceError
-
-from .texts import error_text
+from tournaments.refusals import error_text
 
 
 def staff_required(view):

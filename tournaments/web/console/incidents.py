@@ -16,12 +16,12 @@ from django.views.decorators.http import require_POST
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Round
+from tournaments.refusals import error_text
 from tournaments.services.incidents import max_extend_seconds
 from tournaments.services.roles import HEAD, arbitrators, require_arbitrator, require_head, role_of
 
 from . import queries
 from .access import refusal_json, report_error, staff_required, wants_json
-from .texts import error_text
 
 
 def _refused(request: HttpRequest, game_id: int, error: ServiceError) -> HttpResponse:

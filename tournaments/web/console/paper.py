@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from engine.notation import WordError, parse_marked_word
 from tournaments import selectors, services
-from tournaments.errors import ServiceError
+from tournaments.errors import ServiceError, input_refused
 from tournaments.models import Game, Player, Result, Round, Slip
 from tournaments.web.views import reason_texts
 
@@ -28,8 +28,7 @@ def typed_word(game: Game, text: str) -> str:
     try:
         return parse_marked_word(text, game.tournament.tiles)
     except WordError as error:
-        raise ServiceError(error.code, error.message, fields={"word": [error.message]},
-                           params={"word": str(text or "").strip()}) from None
+        raise input_refused(error, "word", params={"word": str(text or "").strip()}) from None
 
 
 def entry_row(slip: Slip, result: Result | None, labelling: str, reasons: dict | None = None) -> dict:

@@ -16,13 +16,14 @@ from django.views.decorators.http import require_POST
 
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
+from tournaments.refusals import error_text
 from tournaments.web.forms import PlayerForm, PlayerListForm
 from tournaments.web.views import public_url
 
 from . import queries
 from .access import attach_service_error, staff_required
 from .game import game_breadcrumbs
-from .texts import canonical_ref, error_text, outcome_text
+from .texts import canonical_ref, outcome_text
 
 LIST_LINE = re.compile(r"^\s*(?:(\d+)\s*[,;:\t ]\s*)?(.+?)\s*$")
 

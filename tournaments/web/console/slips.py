@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.models import Result, Round
+from tournaments.refusals import error_text
 from tournaments.services.slips import slip_text
 from tournaments.web.forms import CorrectionForm, SlipEntryForm
 
@@ -19,7 +20,7 @@ from . import paper, queries
 from .access import refusal_json, report_error, report_form_errors, staff_required, wants_json
 from .game import game_breadcrumbs
 from .incidents import arbitrator_required, head_required
-from .texts import canonical_ref, error_text, round_status_text
+from .texts import canonical_ref, round_status_text
 
 PAPER_AFTER_CLOSE = "paper slip handed in before the end call, entered after the close"
 

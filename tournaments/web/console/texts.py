@@ -1,12 +1,10 @@
-"""Readable, translated words for the states and refusals the services report by code."""
+"""Readable, translated words for the states the services report by code (refusals: tournaments.refusals)."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
 from engine import notation
-from tournaments import refusals
-from tournaments.errors import ServiceError
 
 
 def round_status_text(status: str | None) -> str:
@@ -24,11 +22,6 @@ def game_status_text(status: str) -> str:
 
 def outcome_text(outcome: str) -> str:
     return {"ok": _("OK"), "warning": _("Warning"), "penalty": _("Penalty"), "zero": _("Zero")}.get(outcome, outcome)
-
-
-def error_text(error: ServiceError) -> str:
-    """The refusal in the arbitrator's language, from its code and params (``tournaments.refusals``)."""
-    return refusals.error_text(error)
 
 
 def log_reason_text(reason: str) -> str:
