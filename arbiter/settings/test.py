@@ -27,3 +27,12 @@ if REQUIRE_SERVICES:
 # for one process's database never takes another's tasks.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     CELERY_TASK_DEFAULT_QUEUE = f"celery-{os.environ['PYTEST_XDIST_WORKER']}"
+
+# The embedded default's test database is a file, not SQLite's shared in-memory database: there a page's
+# reads and a write at the same moment (the paper-slip page refreshes its list while the next slip is sent)
+# fail at once with "database table is locked", where a file waits its turn as `make run`'s database does.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    import tempfile
+
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = os.path.join(
+        tempfile.gettempdir(), f"arbiter-test-{os.getpid()}.sqlite3")
