@@ -7,7 +7,7 @@ PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint lint-js install
+.PHONY: run test lint lint-js install warm
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,14 +19,20 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-run: $(VENV)/.installed
+# The compiled move search (engine/kernel.py, Numba) is compiled once per machine, about 20 s, then
+# loaded from its cache in well under a second; warming it here spares the first rack of an evening (and
+# each test process) that wait. Prints which search runs.
+warm: $(VENV)/.installed
+	$(BIN)/python -m engine warm
+
+run: warm
 	$(BIN)/python manage.py rundemo --host '$(HOST)' --port '$(PORT)'
 
 # The tests run in TEST_WORKERS processes (pytest-xdist), 2 by default: each has its own test database,
 # cache keys and task queue. TEST_WORKERS=0 runs them in this process.
 TEST_WORKERS ?= 2
 
-test: $(VENV)/.installed
+test: warm
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed

@@ -12,6 +12,9 @@ Lexicon compile time (into a throw-away cache) and cached-load time; then, over 
 each from a board not seen before (the board analysis kept between searches is cleared before each
 call); and the peak memory of each.
 
+With Numba installed, the compiled search (``engine.kernel``) and the pure-Python one are both timed, in
+the same run, position by position alternating (``--search compiled`` or ``python`` times one only).
+
 ``--baseline DIR`` also times another copy of the engine, the package ``DIR/baseline_engine`` (a copy of
 ``engine/`` from an earlier version), in the same run, position by position alternating with this one,
 so that both see the same load on the machine.  An engine without ``best_plays`` or ``count_plays`` is
@@ -37,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import lexicon as lexicon_module  # noqa: E402
+from engine import movegen as movegen_module  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "positions_twl06.jsonl"
 GROUPS = ("all", "0 blanks", "1 blank", "2 blanks")
@@ -48,8 +52,9 @@ class Engine:
     """One engine package: its lexicon, tile set, rules, and the three searches as functions of
     (board rows, rack)."""
 
-    def __init__(self, label, package, lexicon_name, cache_dir=None):
+    def __init__(self, label, package, lexicon_name, cache_dir=None, compiled=None):
         self.label = label
+        self.compiled = compiled  # engine.kernel on (True) or off (False); None: the package's default
         modules = {
             name: importlib.import_module(f"{package}.{name}")
             for name in ("board", "lexicon", "movegen", "rules", "tiles")
@@ -71,10 +76,16 @@ class Engine:
             self.count = lambda board, rack: len(movegen.generate_plays(board, rack, *args))
         self.tops = lambda board, rack: movegen.find_tops(board, rack, *args)
         # What a search builds once per lexicon and process is built here, not in the first position timed.
+        self._use()
         self.warm_up = _timed(self.tops, self.board_cls.empty(), "AEINRST")
+
+    def _use(self):
+        if self.compiled is not None:
+            movegen_module.use_compiled_search(self.compiled)
 
     def run(self, task, rows, rack):
         """(cpu seconds, wall seconds) of one search from a board not seen before."""
+        self._use()
         board = self.board_cls.from_rows(rows)
         if self._board_caches is not None:
             self._board_caches.clear()
@@ -196,6 +207,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=1, help="runs per position; the fastest counts")
     parser.add_argument("--baseline", metavar="DIR", help="also time DIR/baseline_engine, in the same run")
     parser.add_argument("--only", default=",".join(TASKS), help="searches to time: tops,best,count")
+    parser.add_argument("--search", choices=("both", "compiled", "python"), default="both",
+                        help="which of this engine's searches to time (compiled needs Numba)")
     parser.add_argument("--memory-positions", type=int, default=40, help="positions traced for memory")
     args = parser.parse_args()
     tasks = [t for t in args.only.split(",") if t]
@@ -207,7 +220,12 @@ def main():
         if args.baseline:
             # Its own throw-away lexicon cache, whatever format it writes.
             engines.append(Engine("baseline", _load_baseline(args.baseline), args.lexicon, cache_dir=cache))
-        engines.append(Engine("engine", "engine", args.lexicon))
+        installed = movegen_module.compiled_search_installed()
+        searches = {"both": ["python", "compiled"]}.get(args.search, [args.search]) if installed else ["python"]
+        if not installed:
+            print("Numba is not installed: only the pure-Python search is timed")
+        for search in searches:
+            engines.append(Engine(search, "engine", args.lexicon, compiled=search == "compiled"))
         for engine in engines:
             print(f"{engine.label}: first search on the lexicon {1000 * engine.warm_up[0]:.0f} ms cpu (not counted below)")
         bench_searches(engines, positions, args.repeat, tasks)
@@ -217,6 +235,9 @@ def main():
         traced = positions[::max(1, len(positions) // args.memory_positions)][:args.memory_positions]
         for engine in engines:
             bench_memory(engine, traced, tasks)
+        if any(engine.compiled for engine in engines):
+            print("  (tracemalloc sees the compiled search's NumPy arrays made in Python, not the arrays it makes"
+                  " inside Numba's runtime: a few hundred KiB, the windows of every start; ru_maxrss covers all)")
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     print(f"  ru_maxrss (whole process) {maxrss / 1024:.1f} MiB")
     print(f"load average after: {_loadavg()}")

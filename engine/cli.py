@@ -9,6 +9,8 @@
 - ``check``: JSON lines ``{"board", "rack", "round", "word", "ref", "claimed"}`` on stdin, one
   judgement out per slip: ``{"paid", "outcome", "reason", "message"}`` (``round`` defaults to 2, the
   board to the empty board).
+- ``warm``: loads the lexicon and readies the search: the compiled one (``engine.kernel``) is compiled once
+  per machine (a few tens of seconds) and loaded from its cache after that.  Prints which search runs.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from .board import Board
 from .drawing import RackError, draw_rack, format_rack, game_is_over
 from .lexicon import load_lexicon
 from .master import choose_master, leave
-from .movegen import find_tops
+from .movegen import find_tops, warm_up
 from .notation import LABELLINGS, format_ref
 from .rules import PRESET_NAMES, rules_preset
 from .tiles import load_tileset
@@ -55,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="judge slips given as JSON lines on stdin")
     common(check)
     check.add_argument("--labelling", default="rows-letters", choices=LABELLINGS)
+
+    warm = commands.add_parser("warm", help="ready the search (compiled once per machine) and the lexicon")
+    common(warm)
     return parser
 
 
@@ -71,6 +76,11 @@ def main(argv=None) -> int:
         return run_tops(sys.stdin, sys.stdout, lexicon, tileset, rules)
     if args.command == "check":
         return run_check(sys.stdin, sys.stdout, lexicon, tileset, rules, args.labelling)
+    if args.command == "warm":
+        started = time.perf_counter()
+        search = warm_up(lexicon, tileset, rules)
+        print(f"search: {search}, ready in {time.perf_counter() - started:.1f} s ({lexicon.name})")
+        return 0
     game = simulate_game(args.seed, lexicon, tileset, rules)
     print_game(game, sys.stdout, args.labelling, as_json=args.json)
     return 0

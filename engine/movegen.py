@@ -42,13 +42,17 @@ what ``best_plays`` ranks.
 from __future__ import annotations
 
 import heapq
+import importlib
 import operator
+import os
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from math import comb
 
+from .board import Board
 from .lane import lanes
 from .layout import CENTRE, SIZE
 from .play import Play
@@ -58,6 +62,63 @@ from .tiles import BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode
 __all__ = ["Play", "Tops", "best_plays", "count_plays", "find_tops", "generate_plays"]
 
 ALL_LETTERS = ((1 << 27) - 1) & ~1  # bits 1..26
+
+# The compiled search (engine.kernel, with Numba): imported on the first search unless turned off.
+_compiled = {"wanted": os.environ.get("ARBITER_ENGINE", "").strip().lower() != "python", "module": None,
+             "tried": False}
+_compiled_lock = threading.Lock()
+
+
+def _kernel():
+    """engine.kernel when the compiled search runs, else None."""
+    if not _compiled["wanted"]:
+        return None
+    if not _compiled["tried"]:
+        with _compiled_lock:
+            if not _compiled["tried"]:
+                try:
+                    _compiled["module"] = importlib.import_module(".kernel", __package__)
+                except ImportError:  # Numba (or NumPy) is not installed: the pure-Python search runs
+                    _compiled["module"] = None
+                _compiled["tried"] = True
+    return _compiled["module"]
+
+
+def compiled_search_installed() -> bool:
+    """Whether the compiled search can run here (Numba installed), whatever ``use_compiled_search`` says."""
+    wanted = _compiled["wanted"]
+    _compiled["wanted"] = True
+    try:
+        return _kernel() is not None
+    finally:
+        _compiled["wanted"] = wanted
+
+
+def warm_up(lexicon, tileset, rules) -> str:
+    """Run each search once on a small position, so that the compiled search is compiled (once per
+    machine) or loaded from its cache now rather than in the first real search; which search runs:
+    ``"compiled"`` or ``"python"``."""
+    board = Board.empty()
+    for rack in ("AEINST?", "ERST??"):
+        best_plays(board, rack, lexicon, tileset, rules, n=3)
+        count_plays(board, rack, lexicon, tileset, rules)
+    return "compiled" if _kernel() is not None else "python"
+
+
+def _compiled_failed(error: Exception) -> None:
+    # The pure-Python search gives the same plays: a compiled search that cannot run (a Numba release
+    # that refuses it, a cache it cannot write) costs speed, never a result.
+    _compiled["wanted"] = False
+    warnings.warn(f"the compiled move search failed ({error!r}); the pure-Python search runs from now on",
+                  RuntimeWarning, stacklevel=3)
+
+
+def use_compiled_search(enabled: bool) -> bool:
+    """Turn the compiled search on or off for this process; whether it was on.  ``ARBITER_ENGINE=python``
+    in the environment turns it off from the start."""
+    was = _kernel() is not None
+    _compiled["wanted"] = bool(enabled)
+    return was
 
 _FAR = SIZE * SIZE  # farther than any rack reaches
 
@@ -222,6 +283,26 @@ class _Orientation:
         """(row, col) on the board of this view's square ``i``."""
         return self.lane.square(i)
 
+    def cross_word(self, i: int) -> tuple[tuple, tuple]:
+        """The board tiles before and after the empty square ``i`` across its lane."""
+        return self.before[i], self.after[i]
+
+
+class _View:
+    """The board's view in one direction as the compiled search sees it: what naming a play needs."""
+
+    __slots__ = ("horizontal", "lane", "squares")
+
+    def __init__(self, board, horizontal: bool):
+        self.horizontal = horizontal
+        self.lane = lanes(horizontal)
+        self.squares = board.view(horizontal)
+
+    original = _Orientation.original
+
+    def cross_word(self, i: int) -> tuple[tuple, tuple]:
+        return cross_parts(self.squares, i)
+
 
 _board_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _BOARD_CACHE_LIMIT = 16
@@ -250,6 +331,42 @@ def _board_analysis(board, lexicon, tileset, rules) -> list[_Orientation]:
         if len(cache) > _BOARD_CACHE_LIMIT:
             cache.popitem(last=False)
     return orientations
+
+
+def _compiled_analysis(kernel, board, lexicon, tileset, rules, arrays) -> tuple[list[_View], tuple]:
+    """The board's views and the compiled search's arrays of them (``engine.kernel.board_arrays``), kept
+    for the last few boards as ``_board_analysis``."""
+    first_move = board.is_empty()
+    directions = (True,) if first_move and rules.first_move_horizontal else (True, False)
+    values = tileset.values
+    key = (board.squares, directions, tuple(values), "compiled")
+    with _board_caches_lock:
+        cache = _board_caches.get(lexicon)
+        if cache is None:
+            cache = _board_caches[lexicon] = OrderedDict()
+        known = cache.get(key)
+        if known is not None:
+            cache.move_to_end(key)
+            return known
+    np = kernel.np
+    views = [_View(board, h) for h in directions]
+    both = len(directions) == 2
+    analysis = kernel.board_arrays(
+        np.array([v.squares for v in views], dtype=np.int64),
+        first_move,
+        np.array([v.lane.index(*CENTRE) for v in views], dtype=np.int64),
+        np.array([v.lane.letter_mult for v in views], dtype=np.int64),
+        np.array([v.lane.word_mult for v in views], dtype=np.int64),
+        np.array([1 if both and not v.horizontal else 0 for v in views], dtype=np.int64),
+        arrays.graph,
+        np.array(values, dtype=np.int64),
+    )
+    known = (views, analysis)
+    with _board_caches_lock:
+        cache[key] = known
+        if len(cache) > _BOARD_CACHE_LIMIT:
+            cache.popitem(last=False)
+    return known
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -287,12 +404,17 @@ class _Search:
         self.rack_values = sorted(
             (values[BLANK] if t == BLANK else values[t] for t in map(encode, rack)), reverse=True
         )
-        self.orientations = _board_analysis(board, lexicon, tileset, rules)
+        self.board = board
+        self.kernel = _kernel()
         self._anagrams = {}  # board letters a whole-rack play would go through -> whether an anagram exists
         self._forced = {}  # letters placed (sorted) -> ways of placing the blanks, when some are needed
         self.found = []  # (score, orientation, start square, ((square, tile), ...))
         self.threshold = -1  # the n-th best score found so far (best_plays)
         self.total = 0  # plays counted (count_plays)
+
+    @property
+    def orientations(self) -> list[_Orientation]:
+        return _board_analysis(self.board, self.lexicon, self.tileset, self.rules)
 
     # -- windows ------------------------------------------------------------------------------------
 
@@ -374,6 +496,12 @@ class _Search:
 
     def run_count(self) -> int:
         """How many plays there are, in ``total``."""
+        if self.kernel is not None:
+            try:
+                self.total = int(self._run_compiled(self.kernel.COUNT, 1)[1][1])
+                return self.total
+            except Exception as error:  # noqa: BLE001 - any failure of the compiled search: see _compiled_failed
+                _compiled_failed(error)
         for _, o, start, windows in self.units(bounds=False):
             windows = [w for w in windows if w[4] is None or self.anagram_possible(w[4])]
             if windows:
@@ -384,6 +512,12 @@ class _Search:
         """The plays scoring at least the n-th best score, in ``found``: starts best bound first, skipping
         windows whose bound is below the n-th best score found so far."""
         self.n = n
+        if self.kernel is not None:
+            try:
+                return self._best_compiled(n)
+            except Exception as error:  # noqa: BLE001 - any failure of the compiled search: see _compiled_failed
+                _compiled_failed(error)
+                self.found = []
         self.heap = []  # the n best scores found so far (a min-heap)
         # Best bound first; a start's whole-rack windows are checked for an anagram when it comes up,
         # and the start goes back in its place if its best bound was one that has none.
@@ -405,6 +539,33 @@ class _Search:
             self.walk_from(o, start, windows, self._recorder_best)
         threshold = self.threshold
         self.found = [f for f in self.found if f[0] >= threshold]
+        return self
+
+    # -- the compiled search (engine.kernel) --------------------------------------------------------
+
+    def _run_compiled(self, mode: int, n: int):
+        kernel = self.kernel
+        arrays = kernel.lexicon_arrays(self.lexicon, _ahead(self.lexicon))
+        self.views, board = _compiled_analysis(kernel, self.board, self.lexicon, self.tileset, self.rules, arrays)
+        state = kernel.np.array([-1, 0, 0, 0], dtype=kernel.np.int64)
+        rack, rack_values, values = kernel.rack_arrays(self.rack, self.rack_values, self.values)
+        found = kernel.search(mode, n, arrays.graph, arrays.anagrams, board, values, rack, rack_values,
+                              self.rules.rack_size, self.rules.bingo_bonus, state)
+        return found, state
+
+    def _best_compiled(self, n: int):
+        found, state = self._run_compiled(self.kernel.BEST, n)
+        threshold = self.threshold = int(state[0])
+        orientations = self.views
+        found = found.tolist()
+        i, end = 0, len(found)
+        while i < end:
+            score, o, start, placed = found[i], found[i + 1], found[i + 2], found[i + 3]
+            j = i + 4 + 2 * placed
+            if score >= threshold:
+                tiles = tuple(zip(found[i + 4:j:2], found[i + 5:j:2], strict=True))
+                self.found.append((score, orientations[o], start, tiles))
+            i = j
         return self
 
     # -- where a word ends --------------------------------------------------------------------------
@@ -670,8 +831,9 @@ def _make_play(o: _Orientation, start: int, placed, score: int) -> Play:
         row, col = o.original(p)
         ch = decode(t)
         placed_tiles.append((row, col, ch.upper(), bool(t & BLANK)))
-        if o.before[p] or o.after[p]:
-            words.append(decode_word(o.before[p]) + ch + decode_word(o.after[p]))
+        before, after = o.cross_word(p)
+        if before or after:
+            words.append(decode_word(before) + ch + decode_word(after))
     row, col = o.original(start)
     return Play(words[0], row, col, o.horizontal, score, tuple(placed_tiles), tuple(words))
 

@@ -1,15 +1,29 @@
 """best_plays and count_plays: checked against generate_plays on the 200 reference positions and on tiny
-word lists."""
+word lists, by both searches: the compiled one (``engine.kernel``, when Numba is installed) and the pure
+Python one it stands in for."""
 import json
 from pathlib import Path
 
 import pytest
 
+from engine import movegen
 from engine.board import Board
 from engine.movegen import best_plays, count_plays, find_tops, generate_plays
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "positions_twl06.jsonl"
 POSITIONS = [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
+SEARCHES = ["compiled", "python"]
+
+
+@pytest.fixture(autouse=True, params=SEARCHES)
+def search(request):
+    """Every test here runs once with each search."""
+    compiled = request.param == "compiled"
+    if compiled and not movegen.compiled_search_installed():
+        pytest.skip("Numba is not installed: only the pure-Python search runs")
+    was = movegen.use_compiled_search(compiled)
+    yield request.param
+    movegen.use_compiled_search(was)
 
 
 def n_best(plays, n):
@@ -26,7 +40,8 @@ def by_order(plays):
 
 
 @pytest.mark.parametrize("position", POSITIONS, ids=[p["id"] for p in POSITIONS])
-def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english, fisf):
+def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english, fisf, search):
+    assert (movegen._kernel() is not None) == (search == "compiled")
     board, rack = Board.from_rows(position["board"]), position["rack"]
     plays = generate_plays(board, rack, twl06, english, fisf)
     assert count_plays(board, rack, twl06, english, fisf) == len(plays) == position["n_moves"]
@@ -37,6 +52,7 @@ def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english
         assert [p.score for p in best] == sorted((p.score for p in best), reverse=True)
     tops = find_tops(board, rack, twl06, english, fisf)
     assert set(best_plays(board, rack, twl06, english, fisf, n=1)) == set(tops.plays)
+    assert (movegen._kernel() is not None) == (search == "compiled")  # the compiled search did not fail
 
 
 def test_ties_at_the_nth_score_are_all_kept(tiny, english, fisf):

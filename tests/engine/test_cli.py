@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -158,3 +159,17 @@ def test_rounds_without_a_play_are_cancelled_and_redrawn(tmp_path):
     assert numbers == list(range(1, len(numbers) + 1))  # a cancelled round does not count
     on_board = Counter("?" if ch.islower() else ch for row in board.rows() for ch in row if ch != ".")
     assert on_board + Counter(game.left) == Counter(english.full_bag())
+
+
+def test_warm_readies_the_search_it_says_and_python_when_told():
+    from engine.movegen import compiled_search_installed
+
+    result = run_engine("warm", "--lexicon", "TWL06")
+    assert result.returncode == 0, result.stderr
+    expected = "compiled" if compiled_search_installed() else "python"
+    assert result.stdout.startswith(f"search: {expected}, ready in ")
+    env = {**os.environ, "ARBITER_ENGINE": "python"}
+    result = subprocess.run([sys.executable, "-m", "engine", "warm"], capture_output=True, text=True, cwd=ROOT,
+                            timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("search: python, ready in ")
