@@ -4,6 +4,8 @@ import os
 
 from celery import Celery
 
+from . import broker  # noqa: F401 - registers the embedded broker's transport (arbiterfs://)
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arbiter.settings.dev")
 
 app = Celery("arbiter")

@@ -219,7 +219,7 @@ def broker_from_env(name: str, data_dir: Path, environ=os.environ) -> Broker:
     if not raw:
         queue = data_dir / "broker"
         return Broker(
-            url="filesystem://",
+            url="arbiterfs://",  # kombu's filesystem transport, messages written whole (arbiter.broker)
             transport_options={
                 "data_folder_in": str(queue / "out"),
                 "data_folder_out": str(queue / "out"),

@@ -78,7 +78,7 @@ def test_bad_database_url_is_refused_with_its_name(value):
 
 def test_unset_redis_url_uses_the_filesystem_broker(tmp_path):
     broker = env.broker_from_env("REDIS_URL", data_dir=tmp_path, environ={})
-    assert broker.url == "filesystem://"
+    assert broker.url == "arbiterfs://"
     assert broker.redis_url is None
     assert broker.transport_options["data_folder_in"].startswith(str(tmp_path))
 
