@@ -9,7 +9,12 @@ from arbiter.bodies import sized_bodies
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arbiter.settings.dev")
 django_application = get_asgi_application()
 
+from engine.movegen import warm_up_in_background  # noqa: E402
 from tournaments.api.fast import fast_slips  # noqa: E402  (Django is set up above)
+
+# The first search of a server process (a round's tops, at its close when no worker runs) should not wait
+# the second it takes to load the compiled move search: each process loads it now, beside the event loop.
+warm_up_in_background()
 
 # The event loop takes arrivals and stamps them while request threads run Python: let it have the
 # interpreter back sooner than the default 5 ms, so a stamp is not delayed by a busy thread.

@@ -32,12 +32,12 @@ from numba.typed import List
 
 from .layout import SIZE
 
-__all__ = ["BEST", "COUNT", "board_arrays", "lexicon_arrays", "rack_arrays", "search"]
+__all__ = ["BEST", "COUNT", "SPREAD", "board_arrays", "lexicon_arrays", "rack_arrays", "search"]
 
 BLANK_BIT = 32
 ALL_LETTERS = ((1 << 27) - 1) & ~1
 AREA = SIZE * SIZE
-COUNT, BEST = 0, 1
+COUNT, BEST, SPREAD = 0, 1, 2  # the searches: count the plays, keep the best, count them by score
 
 
 def _jit(fn):
@@ -60,11 +60,13 @@ _COMB = np.array([[comb(m, k) for k in range(SIZE + 1)] for m in range(SIZE + 1)
 
 
 class LexiconArrays:
+    """A lexicon's word graph and anagram graph as arrays (``graph``: arcs, masks, lengths, ahead)."""
+
     __slots__ = ("graph", "anagrams")
 
-    def __init__(self, lexicon, ahead):
-        self.graph = _graph_arrays(lexicon.masks, lexicon.arcs, lexicon.lengths)
-        self.graph = (*self.graph, _ahead_array(ahead))
+    def __init__(self, lexicon):
+        arcs, masks, lengths = _graph_arrays(lexicon.masks, lexicon.arcs, lexicon.lengths)
+        self.graph = (arcs, masks, lengths, _ahead_table(arcs, masks, len(lexicon.arcs)))
         self.anagrams = _graph_arrays(*lexicon._anagrams)
 
 
@@ -76,27 +78,58 @@ def _graph_arrays(masks, arcs, lengths):
     return dense, np.array(masks, dtype=np.int64), np.array(lengths, dtype=np.int64)
 
 
-def _ahead_array(ahead):
-    n = len(ahead)
-    out = np.zeros((n, SIZE), dtype=np.int64)
-    keep = (1 << 27) - 1
-    for j in range(SIZE):
-        shift = 27 * j
-        out[:, j] = np.fromiter(((bits >> shift) & keep for bits in ahead), dtype=np.int64, count=n)
-    return out
+@_jit
+def _ahead_table(arcs, masks, n_arcs):
+    """ahead[node, j]: the letters some word has j letters after ``node`` (movegen._ahead, one column per
+    j): children before parents, by a depth-first walk of the graph."""
+    n = masks.shape[0]
+    ahead = np.zeros((n, SIZE), dtype=np.int64)
+    done = np.zeros(n, dtype=np.uint8)
+    # Each node is expanded once (the graph has no cycle): at most one entry per arc, two per node.
+    stack = np.empty(n_arcs + 2 * n + 2, dtype=np.int64)  # node * 2 + 1 once its children are done
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        entry = stack[sp]
+        node = entry >> 1
+        if done[node]:
+            continue
+        letters = masks[node] & ALL_LETTERS
+        if entry & 1:
+            ahead[node, 0] = letters
+            while letters:
+                low = letters & -letters
+                letters ^= low
+                kid = arcs[node * 32 + _low_index(low)]
+                for j in range(1, SIZE):
+                    ahead[node, j] |= ahead[kid, j - 1]
+            done[node] = 1
+        else:
+            stack[sp] = node * 2 + 1
+            sp += 1
+            while letters:
+                low = letters & -letters
+                letters ^= low
+                kid = arcs[node * 32 + _low_index(low)]
+                if not done[kid]:
+                    stack[sp] = kid * 2
+                    sp += 1
+    return ahead
 
 
 _lexicon_arrays: dict = {}
 _lexicon_lock = threading.Lock()
 
 
-def lexicon_arrays(lexicon, ahead) -> LexiconArrays:
+def lexicon_arrays(lexicon) -> LexiconArrays:
+    """The lexicon's arrays, made once per lexicon and process."""
     key = id(lexicon)
     with _lexicon_lock:
         known = _lexicon_arrays.get(key)
         if known is not None and known[0]() is lexicon:
             return known[1]
-    made = LexiconArrays(lexicon, ahead)
+    made = LexiconArrays(lexicon)
     with _lexicon_lock:
         _lexicon_arrays[key] = (weakref.ref(lexicon), made)
     return made
@@ -317,8 +350,21 @@ def _keep(score, o, start, n_placed, placed_sq, tiles, found, heap, state, n):
 
 
 @_jit
-def _assign(blanks, score, wmul, o, start, n_placed, placed_sq, placed_c, tiles, real, values, lm, cm, found, heap,
-            state, n):
+def _keep_or_tally(mode, score, o, start, n_placed, placed_sq, tiles, found, heap, state, n):
+    # SPREAD: ``heap`` counts the plays by score, sized by the best bound (state[1] -1 if one were above).
+    if mode == SPREAD:
+        if 0 <= score < heap.shape[0]:
+            heap[score] += 1
+        else:
+            state[1] = -1
+    else:
+        _keep(score, o, start, n_placed, placed_sq, tiles, found, heap, state, n)
+    return 0
+
+
+@_jit
+def _assign(mode, blanks, score, wmul, o, start, n_placed, placed_sq, placed_c, tiles, real, values, lm, cm, found,
+             heap, state, n):
     """Every placing of the blanks that the rack allows for the letters placed, real tiles first, each kept
     if it reaches the n-th best score (a stack of its own: Numba's cache cannot hold a recursive
     function)."""
@@ -332,7 +378,7 @@ def _assign(blanks, score, wmul, o, start, n_placed, placed_sq, placed_c, tiles,
             i -= 1  # every placing from here scores less
             continue
         if i == n_placed:
-            _keep(score - loss[i], o, start, n_placed, placed_sq, tiles, found, heap, state, n)
+            _keep_or_tally(mode, score - loss[i], o, start, n_placed, placed_sq, tiles, found, heap, state, n)
             i -= 1
             continue
         c = placed_c[i]
@@ -398,7 +444,7 @@ def _record(depth, main, cross, mode, o, start, word_mult, bonus, placed_sq, pla
     if blanks == 0:
         for i in range(n_placed):
             tiles[i] = placed_c[i]
-        _keep(score, o, start, n_placed, placed_sq, tiles, found, heap, state, n)
+        _keep_or_tally(mode, score, o, start, n_placed, placed_sq, tiles, found, heap, state, n)
         return 0
     wmul = word_mult[depth]
     if counts[0] != blanks:
@@ -413,7 +459,7 @@ def _record(depth, main, cross, mode, o, start, word_mult, bonus, placed_sq, pla
             tally[placed_c[i]] = 0
         score += extra * wmul
     real = rack.copy()
-    _assign(blanks, score, wmul, o, start, n_placed, placed_sq, placed_c, tiles, real, values, lm, cm, found, heap,
+    _assign(mode, blanks, score, wmul, o, start, n_placed, placed_sq, placed_c, tiles, real, values, lm, cm, found, heap,
             state, n)
     return 0
 
@@ -597,8 +643,9 @@ def _windows(o, start, bd, values, rack_len, rack_values, rack_size, bingo, avai
 
 @_jit
 def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_size, bingo, state):
-    """Count the plays (mode COUNT: the total in state[1]) or keep those reaching the n-th best score
-    (mode BEST: in ``found``, the n-th best score in state[0])."""
+    """Count the plays (mode COUNT: the total in state[1]), keep those reaching the n-th best score
+    (mode BEST: in ``found``, the n-th best score in state[0]), or count the plays by score (mode SPREAD:
+    the counts indexed by score come back instead of ``found``)."""
     starts = bd[10]
     found = List.empty_list(types.int64)
     amasks_arcs = anagram_graph
@@ -612,7 +659,7 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
         if c > 0 and rack[c] > 0:
             letters |= 1 << c
     avail = ALL_LETTERS if blanks > 0 else letters
-    with_bounds = mode == BEST
+    with_bounds = mode != COUNT
     units = starts.shape[0]
     # Every start's windows: bound, length, word multiplier, bonus, whole rack.
     w_bound = np.zeros((units, SIZE), dtype=np.int64)
@@ -633,7 +680,10 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
         if k:
             u_bound[u] = w_bound[u, :k].max()
     order = np.argsort(-u_bound, kind="mergesort") if with_bounds else np.arange(units)
-    heap = np.zeros(max(n, 1), dtype=np.int64)
+    if mode == SPREAD:
+        heap = np.zeros(max(u_bound.max(), 0) + 1 if units else 1, dtype=np.int64)
+    else:
+        heap = np.zeros(max(n, 1), dtype=np.int64)
     placed_sq = np.zeros(SIZE, dtype=np.int64)
     placed_c = np.zeros(SIZE, dtype=np.int64)
     tiles = np.zeros(SIZE, dtype=np.int64)
@@ -649,12 +699,12 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
         k = w_count[u]
         if k == 0:
             continue
-        if with_bounds and u_bound[u] < state[0]:
+        if mode == BEST and u_bound[u] < state[0]:
             break  # the starts come best bound first: none left can reach the n-th best score
         o, start = starts[u, 0], starts[u, 1]
         word_lengths = 0
         for w in range(k):
-            if with_bounds and w_bound[u, w] < state[0]:
+            if mode == BEST and w_bound[u, w] < state[0]:
                 continue
             if w_whole[u, w]:
                 # A play of the whole rack through these board letters needs a word made of them all.
@@ -699,6 +749,8 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
         ):
             _walk(p, node, main, letters, o, start, end, word_lengths, word_mult, bonus, mode, graph, bd, values,
                   counts, rack, blanks, placed_sq, placed_c, tally, tiles, found, heap, state, n)
+    if mode == SPREAD:
+        return heap
     out = np.empty(len(found), dtype=np.int64)
     for i in range(len(found)):
         out[i] = found[i]

@@ -55,11 +55,13 @@ from math import comb
 from .board import Board
 from .lane import lanes
 from .layout import CENTRE, SIZE
+from .lexicon import Lexicon, compile_lexicon
 from .play import Play
+from .rules import rules_preset
 from .scoring import cross_parts
-from .tiles import BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode
+from .tiles import BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode, load_tileset
 
-__all__ = ["Play", "Tops", "best_plays", "count_plays", "find_tops", "generate_plays"]
+__all__ = ["Play", "Tops", "best_plays", "count_plays", "find_tops", "generate_plays", "score_spread"]
 
 ALL_LETTERS = ((1 << 27) - 1) & ~1  # bits 1..26
 
@@ -94,15 +96,36 @@ def compiled_search_installed() -> bool:
         _compiled["wanted"] = wanted
 
 
-def warm_up(lexicon, tileset, rules) -> str:
+def warm_up(lexicon=None, tileset=None, rules=None) -> str:
     """Run each search once on a small position, so that the compiled search is compiled (once per
     machine) or loaded from its cache now rather than in the first real search; which search runs:
-    ``"compiled"`` or ``"python"``."""
+    ``"compiled"`` or ``"python"``.  Without a lexicon, a word list of three words stands in (the
+    compiled code is the same for every lexicon; a real one's arrays are made on its first search)."""
+    if lexicon is None:
+        lexicon = Lexicon("warm-up", "", 3, *compile_lexicon(["AT", "EAST", "SEAT"]))
+    tileset = tileset or load_tileset("english")
+    rules = rules or rules_preset("fisf")
     board = Board.empty()
     for rack in ("AEINST?", "ERST??"):
         best_plays(board, rack, lexicon, tileset, rules, n=3)
         count_plays(board, rack, lexicon, tileset, rules)
+        score_spread(board, rack, lexicon, tileset, rules)
     return "compiled" if _kernel() is not None else "python"
+
+
+def warm_up_in_background() -> threading.Thread:
+    """``warm_up()`` in a thread of its own, for a server process that should not make its first search
+    wait for it.  Start it in the process that searches, not before a fork."""
+    thread = threading.Thread(target=_warm_up_quietly, name="engine-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _warm_up_quietly() -> None:
+    try:
+        warm_up()
+    except Exception as error:  # noqa: BLE001 - a warm-up that fails leaves the first search to do it
+        warnings.warn(f"the move search could not be warmed up ({error!r})", RuntimeWarning, stacklevel=1)
 
 
 def _compiled_failed(error: Exception) -> None:
@@ -545,7 +568,7 @@ class _Search:
 
     def _run_compiled(self, mode: int, n: int):
         kernel = self.kernel
-        arrays = kernel.lexicon_arrays(self.lexicon, _ahead(self.lexicon))
+        arrays = kernel.lexicon_arrays(self.lexicon)
         self.views, board = _compiled_analysis(kernel, self.board, self.lexicon, self.tileset, self.rules, arrays)
         state = kernel.np.array([-1, 0, 0, 0], dtype=kernel.np.int64)
         rack, rack_values, values = kernel.rack_arrays(self.rack, self.rack_values, self.values)
@@ -848,6 +871,24 @@ def generate_plays(board, rack: str, lexicon, tileset, rules) -> list[Play]:
 def count_plays(board, rack: str, lexicon, tileset, rules) -> int:
     """How many plays ``generate_plays`` lists, without building them."""
     return _Search(board, rack, lexicon, tileset, rules).run_count()
+
+
+def score_spread(board, rack: str, lexicon, tileset, rules) -> dict[int, int]:
+    """How many of the plays ``generate_plays`` lists score each score: {score: plays}, no Play built."""
+    kernel = _kernel()
+    if kernel is not None:
+        search = _Search(board, rack, lexicon, tileset, rules)
+        try:
+            counts, state = search._run_compiled(kernel.SPREAD, 1)
+            if state[1] >= 0:  # every score within the counts' size (the best bound)
+                return {score: int(k) for score, k in enumerate(counts.tolist()) if k}
+            raise RuntimeError("a play scored above its bound")
+        except Exception as error:  # noqa: BLE001 - any failure of the compiled search: see _compiled_failed
+            _compiled_failed(error)
+    spread: dict[int, int] = {}
+    for play in generate_plays(board, rack, lexicon, tileset, rules):
+        spread[play.score] = spread.get(play.score, 0) + 1
+    return spread
 
 
 def best_plays(board, rack: str, lexicon, tileset, rules, n: int = 10) -> list[Play]:

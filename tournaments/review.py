@@ -15,13 +15,12 @@ waits for another one computing the same round, 10).
 from __future__ import annotations
 
 import time
-from collections import Counter
 
 from django.conf import settings
 from django.core.cache import cache
 
 from engine.board import Board
-from engine.movegen import best_plays, generate_plays
+from engine.movegen import best_plays, score_spread
 from engine.notation import format_ref
 from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 from tournaments.formats import brief
@@ -163,8 +162,7 @@ def _compute_plays(round: Round, setting) -> dict:
     board = Board.from_rows(round.board)
     n = best_count()
     best = best_plays(board, round.rack, setting.lexicon, setting.tileset, setting.rules, n=n)
-    spread = Counter(play.score for play in generate_plays(board, round.rack, setting.lexicon, setting.tileset,
-                                                           setting.rules))
+    spread = score_spread(board, round.rack, setting.lexicon, setting.tileset, setting.rules)
     return {
         "best": [{"word": p.word, "row": p.row, "col": p.col, "horizontal": p.horizontal, "score": p.score}
                  for p in best[:n]],

@@ -2,13 +2,14 @@
 word lists, by both searches: the compiled one (``engine.kernel``, when Numba is installed) and the pure
 Python one it stands in for."""
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from engine import movegen
 from engine.board import Board
-from engine.movegen import best_plays, count_plays, find_tops, generate_plays
+from engine.movegen import best_plays, count_plays, find_tops, generate_plays, score_spread
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "positions_twl06.jsonl"
 POSITIONS = [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
@@ -45,6 +46,7 @@ def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english
     board, rack = Board.from_rows(position["board"]), position["rack"]
     plays = generate_plays(board, rack, twl06, english, fisf)
     assert count_plays(board, rack, twl06, english, fisf) == len(plays) == position["n_moves"]
+    assert score_spread(board, rack, twl06, english, fisf) == Counter(p.score for p in plays)
     for n in (10, 1, 3, 40):
         best = best_plays(board, rack, twl06, english, fisf, n=n)
         assert len(set(best)) == len(best)
