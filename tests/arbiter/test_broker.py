@@ -13,7 +13,8 @@ def _options(tmp_path):
     folder = tmp_path / "out"
     folder.mkdir()
     return {"data_folder_in": str(folder), "data_folder_out": str(folder),
-            "processed_folder": str(tmp_path), "store_processed": False}, folder
+            "processed_folder": str(tmp_path), "control_folder": str(tmp_path / "control"),
+            "store_processed": False}, folder
 
 
 def test_a_message_appears_in_the_queue_only_once_written_whole(tmp_path, monkeypatch):
