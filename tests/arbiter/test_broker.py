@@ -12,6 +12,7 @@ from arbiter import broker
 def _options(tmp_path):
     folder = tmp_path / "out"
     folder.mkdir()
+    (tmp_path / "control").mkdir()
     return {"data_folder_in": str(folder), "data_folder_out": str(folder),
             "processed_folder": str(tmp_path), "control_folder": str(tmp_path / "control"),
             "store_processed": False}, folder
