@@ -49,7 +49,8 @@ def test_a_hidden_partial_file_is_never_read_as_a_message(tmp_path):
     options, folder = _options(tmp_path)
     (folder / ".abc.partial").write_bytes(b"")  # a message being written
     with Connection(f"{broker.ALIAS}://", transport_options=options) as connection:
-        queue = connection.SimpleQueue("rounds")
+        # Another queue than the test above: kombu keeps the queues it has bound in memory, per transport.
+        queue = connection.SimpleQueue("closes")
         queue.put({"round": 4})
         assert queue.get(timeout=1).payload == {"round": 4}
         queue.close()
