@@ -16,9 +16,14 @@ POSITIONS = [json.loads(line) for line in FIXTURES.read_text().splitlines() if l
 SEARCHES = ["compiled", "python"]
 
 
-@pytest.fixture(autouse=True, params=SEARCHES)
+def searches():
+    """The searches this machine runs: the compiled one when Numba is installed, and the pure-Python one."""
+    return ["compiled", "python"] if movegen.compiled_search_installed() else ["python"]
+
+
+@pytest.fixture(params=SEARCHES)
 def search(request):
-    """Every test here runs once with each search."""
+    """A test taking this fixture runs once with each search."""
     compiled = request.param == "compiled"
     if compiled and not movegen.compiled_search_installed():
         pytest.skip("Numba is not installed: only the pure-Python search runs")
@@ -41,22 +46,31 @@ def by_order(plays):
 
 
 @pytest.mark.parametrize("position", POSITIONS, ids=[p["id"] for p in POSITIONS])
-def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english, fisf, search):
-    assert (movegen._kernel() is not None) == (search == "compiled")
+def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english, fisf):
     board, rack = Board.from_rows(position["board"]), position["rack"]
-    plays = generate_plays(board, rack, twl06, english, fisf)
-    assert count_plays(board, rack, twl06, english, fisf) == len(plays) == position["n_moves"]
-    assert score_spread(board, rack, twl06, english, fisf) == Counter(p.score for p in plays)
-    for n in (10, 1, 3, 40):
-        best = best_plays(board, rack, twl06, english, fisf, n=n)
-        assert len(set(best)) == len(best)
-        assert by_order(best) == by_order(n_best(plays, n))
-        assert [p.score for p in best] == sorted((p.score for p in best), reverse=True)
-    tops = find_tops(board, rack, twl06, english, fisf)
-    assert set(best_plays(board, rack, twl06, english, fisf, n=1)) == set(tops.plays)
-    assert (movegen._kernel() is not None) == (search == "compiled")  # the compiled search did not fail
+    plays = generate_plays(board, rack, twl06, english, fisf)  # pure Python in both searches
+    assert len(plays) == position["n_moves"]
+    was = movegen.use_compiled_search(False)
+    try:
+        for search in searches():
+            compiled = search == "compiled"
+            movegen.use_compiled_search(compiled)
+            assert count_plays(board, rack, twl06, english, fisf) == len(plays)
+            if compiled:  # in pure Python, score_spread counts generate_plays itself
+                assert score_spread(board, rack, twl06, english, fisf) == Counter(p.score for p in plays)
+            for n in (10, 1, 3, 40):
+                best = best_plays(board, rack, twl06, english, fisf, n=n)
+                assert len(set(best)) == len(best)
+                assert by_order(best) == by_order(n_best(plays, n)), (search, n)
+                assert [p.score for p in best] == sorted((p.score for p in best), reverse=True)
+            tops = find_tops(board, rack, twl06, english, fisf)
+            assert set(best_plays(board, rack, twl06, english, fisf, n=1)) == set(tops.plays)
+            assert (movegen._kernel() is not None) == compiled  # the compiled search did not fail
+    finally:
+        movegen.use_compiled_search(was)
 
 
+@pytest.mark.usefixtures("search")
 def test_ties_at_the_nth_score_are_all_kept(tiny, english, fisf):
     lexicon = tiny("AB", "BA")
     best = best_plays(Board.empty(), "AB", lexicon, english, fisf, n=1)
@@ -64,6 +78,7 @@ def test_ties_at_the_nth_score_are_all_kept(tiny, english, fisf):
     assert best == sorted(best, key=lambda p: (p.row, p.col, p.word))
 
 
+@pytest.mark.usefixtures("search")
 def test_fewer_plays_than_asked(tiny, english, fisf):
     lexicon = tiny("AT")
     plays = generate_plays(Board.empty(), "AT", lexicon, english, fisf)
@@ -72,11 +87,13 @@ def test_fewer_plays_than_asked(tiny, english, fisf):
     assert count_plays(Board.empty(), "QQ", lexicon, english, fisf) == 0
 
 
+@pytest.mark.usefixtures("search")
 def test_n_must_be_positive(tiny, english, fisf):
     with pytest.raises(ValueError):
         best_plays(Board.empty(), "AT", tiny("AT"), english, fisf, n=0)
 
 
+@pytest.mark.usefixtures("search")
 def test_blank_placements_are_distinct_plays(tiny, english, fisf, board_with):
     lexicon = tiny("CAT", "CATS", "TEES", "TEE")
     board = board_with(("CAT", 7, 6, True))
@@ -98,6 +115,7 @@ def test_blank_placements_are_distinct_plays(tiny, english, fisf, board_with):
     assert set(best) == set(plays)
 
 
+@pytest.mark.usefixtures("search")
 def test_a_one_tile_play_forming_two_words_is_counted_once(tiny, english, fisf, board_with):
     lexicon = tiny("AT", "AA", "AS", "AAS")
     board = board_with(("AT", 7, 7, True), ("AA", 8, 5, True))
