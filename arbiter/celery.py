@@ -2,7 +2,7 @@
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 from . import broker  # noqa: F401 - registers the embedded broker's transport (arbiterfs://)
 
@@ -21,3 +21,12 @@ def prepare_broker_folders() -> None:
     for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
         if options.get(key):
             Path(options[key]).mkdir(parents=True, exist_ok=True)
+
+
+@signals.worker_process_init.connect
+def warm_up_search(**_):
+    """Each pool process (forked: nothing was loaded before) loads the compiled move search in a thread,
+    so that its first round's tops do not wait for it."""
+    from engine.movegen import warm_up_in_background
+
+    return warm_up_in_background()
