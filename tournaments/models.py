@@ -136,7 +136,8 @@ class Game(models.Model):
     end_reason = models.CharField(max_length=20, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
-    # Who may replay the game alone once it is over (/games/<id>/train): nobody, anyone, signed-in members.
+    # Who may replay the game alone once it is over (/games/<id>/train): nobody, anyone, the club's members
+    # (tournaments.training.is_member).
     training = models.CharField(max_length=10, choices=Training.choices, default=Training.CLOSED)
 
     class Meta:

@@ -5,8 +5,9 @@ and nothing is written. Each verdict comes with a signed proof (``django.core.si
 which round; the result adds up the proofs, so that a shared result link (itself signed) cannot show a
 score the rules did not pay. The rank is the one the total would have had in the game's real standings.
 
-Who may train: ``Game.training`` — closed (nobody), everyone, or members (signed-in users of the site); and
-only once the game is over, so that no rack of a game in play is ever shown.
+Who may train: ``Game.training`` — closed (nobody), everyone, or members: the club's players (a player of the
+game's tournament, by the token their phone keeps since they joined) and the site's signed-in users; and only
+once the game is over, so that no rack of a game in play is ever shown.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from engine.judging import judge_slip, zero
 from engine.tally import warning_deduction
 from tournaments import selectors
 from tournaments.errors import NotFound, ServiceError
-from tournaments.models import Game, Round
+from tournaments.models import Game, Player, Round, hash_token
 from tournaments.services.common import log, setting_of
 
 TRAINING_CHOICES = tuple(Game.Training.values)
@@ -43,19 +44,36 @@ def training_set(*, game: Game, value: str, actor=None) -> Game:
     return game
 
 
-def may_train(game: Game, user) -> bool:
-    """Whether ``user`` (AnonymousUser for a visitor) may replay ``game``."""
+def is_member(game: Game, user, token: str | None = None) -> bool:
+    """Whether the visitor is one of the club's: a signed-in user of the site, or a player of the game's
+    tournament by their bearer ``token``."""
+    if getattr(user, "is_authenticated", False):
+        return True
+    if not token or not isinstance(token, str) or len(token) > 200:
+        return False
+    return Player.objects.filter(tournament_id=game.tournament_id, token_hash=hash_token(token)).exists()
+
+
+def may_train(game: Game, user, token: str | None = None) -> bool:
+    """Whether ``user`` (AnonymousUser for a visitor), with a player's ``token`` if any, may replay ``game``."""
     if game.status != Game.Status.OVER:
         return False
     if game.training == Game.Training.EVERYONE:
         return True
-    return game.training == Game.Training.MEMBERS and bool(getattr(user, "is_authenticated", False))
+    return game.training == Game.Training.MEMBERS and is_member(game, user, token)
 
 
-def training_game(game_id: int, user) -> Game:
-    """The game, if this visitor may train on it; else 404 (a closed game, or one not over, is not shown)."""
+def members_only(game: Game) -> bool:
+    """Whether the game is open to the club's players only (over, and open to members)."""
+    return game.status == Game.Status.OVER and game.training == Game.Training.MEMBERS
+
+
+def training_game(game_id: int, user, token: str | None = None, *, shell: bool = False) -> Game:
+    """The game, if this visitor may train on it; else 404 (a closed game, or one not over, is not shown).
+    With ``shell``, a game open to members is given to anyone: its page without the rounds, which the
+    member's phone then asks for with its token."""
     game = Game.objects.select_related("tournament").filter(pk=game_id).first()
-    if game is None or not may_train(game, user):
+    if game is None or not (may_train(game, user, token) or (shell and members_only(game))):
         raise NotFound("training_not_open", f"no game {game_id} open for training", params={"game": game_id})
     return game
 

@@ -5,6 +5,7 @@ import { fillBoard, makePickable, renderRack, wordElement } from "./board.js";
 import { formatSeconds } from "./clock.js";
 import { $, errorMessage, fmt, formatPercent, readJson, say, typeset } from "./common.js";
 import { formatRef } from "./notation.js";
+import { loadPlayer, playerHeaders } from "./phone/store.js";
 
 const C = readJson("train-config");
 const T = C.text;
@@ -32,10 +33,18 @@ function csrf() {
   return match ? decodeURIComponent(match[1]) : "";
 }
 
+// A game open to the club's members: this phone's player token (kept since the player joined one of the
+// club's games) goes with every request.
+const member = C.members_only ? loadPlayer(C.game, C.tournament) : null;
+
+function headers(extra) {
+  return member && member.token ? playerHeaders(member, extra) : { Accept: "application/json", ...extra };
+}
+
 async function post(url, body) {
   const res = await fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
+    headers: headers({ "Content-Type": "application/json", "X-CSRFToken": csrf() }),
     body: JSON.stringify(body),
   });
   const data = await res.json().catch(() => null);
@@ -233,5 +242,25 @@ $("train-restart").addEventListener("click", () => {
   $("train-start").hidden = false;
 });
 
-if (C.rounds.length) showRound(state ? state.index : 0);
-if (state) resume();
+function begin() {
+  if (C.rounds.length) showRound(state ? state.index : 0);
+  if (state) resume();
+}
+
+// The rounds of a game open to members come once the server knows this phone's player.
+async function loadRounds() {
+  if (!member || !member.token) return;
+  const res = await fetch(C.rounds_url, { headers: headers() });
+  if (!res.ok) return;
+  const data = await res.json();
+  C.rounds = data.rounds;
+  $("train-members").hidden = true;
+  $("train-start").hidden = false;
+  begin();
+}
+
+if (C.members_only) {
+  loadRounds().catch(() => {});
+} else {
+  begin();
+}

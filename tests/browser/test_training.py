@@ -1,7 +1,8 @@
 """In real Chromium: a full training run of a past game, clock off. Two rounds: the top handed in for the first
 (judged at once: the top), a wrong slip for the second (judged at once: 0, with its reason); the running totals
 beside the tops after each; then the percentage of the top, the rank in the real game, and the shared link's
-page. Screenshots in /tmp/shots/13c/."""
+page; and a game open to the club's members, trained on the phone of a player of the club. Screenshots in
+/tmp/shots/13c/."""
 
 from __future__ import annotations
 
@@ -130,3 +131,42 @@ def test_full_training_run_clock_off(new_page, past_game, live_server):
     assert shared.text_content("#shared-rank") == f"{rank} of {len(standings)}"
     shared.screenshot(path=str(SHOTS / "4-shared.png"), full_page=True)
     assert page.errors == [] and shared.errors == []
+
+
+def test_a_game_open_to_members_trains_a_player_of_the_club_by_the_phones_token(new_page, past_game):
+    """Open to the club's members: a phone that never joined the club's games is told so and shown no rack;
+    the phone of a player of another evening of the club (its token kept since joining) trains."""
+    from tournaments import services, training
+
+    game = training.training_set(game=past_game, value="members")
+    later = services.game_create(tournament=game.tournament, seed=12)
+    _, token = services.player_register(game=later, name="Cleo", table=1)
+    round1 = game.rounds.get(number=1)
+    master = round1.master
+
+    page = new_page("phone")
+    page.goto(f"/games/{game.pk}/train")
+    page.wait_for_selector("#train-members")
+    assert page.is_visible("#train-members") and not page.is_visible("#train-start")
+    assert "open to the club's players" in page.text_content("#train-members")
+    assert page.locator("#rack .rtile").count() == 0
+
+    # The phone of a player who joined a later game of the club: the token the join left on the device.
+    page.evaluate("([key, value]) => localStorage.setItem(key, value)",
+                  [f"arbiter.tournament.{game.tournament_id}", f'{{"token": "{token}", "name": "Cleo"}}'])
+    page.reload()
+    page.wait_for_selector("#train-start:not([hidden])")
+    assert not page.is_visible("#train-members")
+    page.click("#train-go")
+    page.wait_for_selector("#train-form:not([hidden])")
+    assert page.text_content("#round-label") == "Round 1 of 2"
+    page.fill("#slip-word", master["word"])
+    page.fill("#slip-ref", master["ref"])
+    page.fill("#slip-score", str(master["score"]))
+    page.click("#train-judge")
+    page.wait_for_selector("#verdict:not([hidden])", timeout=10000)
+    assert page.get_attribute("#verdict", "data-outcome") == "ok"
+    assert page.text_content("#verdict-title") == f"Top! {master['score']} points"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "5-member.png"), full_page=True)
+    assert page.errors == []

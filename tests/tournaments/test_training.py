@@ -73,8 +73,13 @@ def test_access_closed_members_everyone(played_game, django_user_model):
         assert _judge(client, game, 1, "", "").status_code == 404
 
     _open(game, "members")
-    assert anonymous.get(f"/games/{game.pk}/train").status_code == 404
+    # A visitor gets the page without the rounds, nothing to judge and no rounds.
+    page = anonymous.get(f"/games/{game.pk}/train")
+    assert page.status_code == 200 and rack not in page.content.decode()
+    assert '"members_only": true' in page.content.decode()
     assert _judge(anonymous, game, 1, "", "").status_code == 404
+    assert anonymous.get(f"/games/{game.pk}/train/rounds").status_code == 404
+    # A signed-in user of the site gets it all.
     page = member.get(f"/games/{game.pk}/train")
     assert page.status_code == 200 and rack in page.content.decode()
     assert _judge(member, game, 1, "", "").status_code == 200
@@ -82,6 +87,38 @@ def test_access_closed_members_everyone(played_game, django_user_model):
     _open(game, "everyone")
     assert anonymous.get(f"/games/{game.pk}/train").status_code == 200
     assert _judge(anonymous, game, 1, "", "").status_code == 200
+
+
+def test_members_are_the_players_of_the_club_by_their_token(played_game, make_game):
+    game = _open(played_game.game, "members")
+    player = Client()
+    token = next(iter(played_game.tokens.values()))
+    header = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+    rack = game.rounds.get(number=1).rack
+    # The page itself is the same shell (a navigation sends no token); the rounds come with the token.
+    assert rack not in player.get(f"/games/{game.pk}/train").content.decode()
+    body = player.get(f"/games/{game.pk}/train/rounds", **header).json()
+    assert [r["number"] for r in body["rounds"]] == [r.number for r in training.training_rounds(game)]
+    assert body["rounds"][0]["rack"] == rack and "master" not in body["rounds"][0]
+    verdict = player.post(f"/games/{game.pk}/train/judge", {"round": 1, "word": "", "ref": ""},
+                          content_type="application/json", **header)
+    assert verdict.status_code == 200 and verdict.json()["reason"] == "no_slip"
+
+    # A player of another club's tournament, a forged token, another scheme: not members.
+    other = make_game()
+    _, stranger = services.player_register(game=other, name="Zed", table=1)
+    assert other.tournament_id != game.tournament_id
+    for authorization in (f"Bearer {stranger}", "Bearer forged-token", f"Token {token}", "Bearer "):
+        answer = player.get(f"/games/{game.pk}/train/rounds", HTTP_AUTHORIZATION=authorization)
+        assert answer.status_code == 404, authorization
+        answer = player.post(f"/games/{game.pk}/train/judge", {"round": 1, "word": "", "ref": ""},
+                             content_type="application/json", HTTP_AUTHORIZATION=authorization)
+        assert answer.status_code == 404, authorization
+
+    # A game closed again: nothing, token or not.
+    _open(game, "closed")
+    assert player.get(f"/games/{game.pk}/train").status_code == 404
+    assert player.get(f"/games/{game.pk}/train/rounds", **header).status_code == 404
 
 
 def test_a_game_not_over_is_never_shown(make_game, arbitrator):

@@ -18,7 +18,7 @@ from tournaments.api.views import ApiView, answers, get_game, valid
 
 class TrainingSerializer(serializers.Serializer):
     open = StrictChoiceField(choices=list(training.TRAINING_CHOICES),
-                             help_text="closed (nobody), everyone, or members (signed-in users of the site).")
+                             help_text="closed (nobody), everyone, or members (the players of the game's tournament, by their token, and signed-in users of the site).")
 
 
 class TrainingStateSerializer(serializers.Serializer):
@@ -43,7 +43,7 @@ class GameTrainingView(ApiView):
 
     @extend_schema(request=TrainingSerializer, responses=answers({200: TrainingStateSerializer}, 400, 401, 403, 404),
                    description="Open the game to training on /games/{id}/train once it is over: to everyone, or to "
-                   "members (signed-in users of the site); closed: nobody (the default). Logged.")
+                   "members (the players of the game's tournament, by their token, and signed-in users of the site); closed: nobody (the default). Logged.")
     def post(self, request, game_id: int):
         game = get_game(game_id)
         data = valid(TrainingSerializer, request)

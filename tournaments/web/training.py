@@ -2,6 +2,9 @@
 result with its signed link (``POST .../result``), and the shared result page (``.../result/<token>``).
 
 No account is needed: the browser keeps the progress; a game closed to training, or not over, answers 404.
+A game open to the club's members is shown to anyone without its rounds; a player's phone then asks for
+them (``GET .../rounds``) with the token it keeps since the player joined a game of the club, and sends
+that token with each slip.
 """
 
 from __future__ import annotations
@@ -43,8 +46,17 @@ class SiteMemberAuthentication(BaseAuthentication):
         return (user, None) if user is not None and user.is_authenticated else None
 
 
-def _visitor(request) -> object:
-    return request.user
+def _bearer(request) -> str | None:
+    """The player's token the page sends (``Authorization: Bearer <token>``), if any."""
+    scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
+def _visitor(request) -> tuple:
+    """(the signed-in user or AnonymousUser, the player's token or None)."""
+    return request.user, _bearer(request)
 
 
 def training_texts() -> dict[str, str]:
@@ -75,12 +87,14 @@ def training_texts() -> dict[str, str]:
 def training_page(request: HttpRequest, game_id: int) -> HttpResponse:
     """The game replayed alone: each round's board and rack, a slip judged at once, the running totals."""
     try:
-        game = training.training_game(game_id, request.user)
+        game = training.training_game(game_id, request.user, shell=True)
     except NotFound:
         raise Http404 from None
     tournament = game.tournament
     language = phone_language(request, tournament)
-    rounds = training.rounds_shown(game)
+    # A game open to members, for a visitor not signed in: the page without the rounds (see the docstring).
+    shown = training.may_train(game, request.user)
+    rounds = training.rounds_shown(game) if shown else []
     with translation.override(language):
         context = {
             "game": game,
@@ -92,6 +106,9 @@ def training_page(request: HttpRequest, game_id: int) -> HttpResponse:
                 "values": _tile_values(game),
                 "round_seconds": tournament.round_seconds,
                 "rounds": rounds,
+                "members_only": not shown,
+                "tournament": tournament.pk,
+                "rounds_url": reverse("training-rounds", args=[game.pk]),
                 "judge_url": reverse("training-judge", args=[game.pk]),
                 "result_url": reverse("training-result", args=[game.pk]),
                 "text": {**phone_texts(), **training_texts()},
@@ -108,7 +125,8 @@ def training_page(request: HttpRequest, game_id: int) -> HttpResponse:
 def training_result_page(request: HttpRequest, game_id: int, token: str) -> HttpResponse:
     """A shared result: name given, total, percentage of the top, rank in the real game. A forged link: 404."""
     try:
-        game = training.training_game(game_id, request.user)
+        # The signed link is what is shared: it opens for anyone while the game is open to training.
+        game = training.training_game(game_id, request.user, shell=True)
         shown = training.read_result(game, token)
     except NotFound:
         raise Http404 from None
@@ -136,7 +154,7 @@ class ResultSerializer(serializers.Serializer):
 
 
 class _TrainingApi(APIView):
-    """JSON for the training page: anyone (members: signed in), throttled per address, nothing written."""
+    """JSON for the training page: anyone (members: signed in, or a player of the tournament by their token), throttled per address, nothing written."""
 
     authentication_classes = [SiteMemberAuthentication]
     permission_classes = [AllowAny]
@@ -145,9 +163,16 @@ class _TrainingApi(APIView):
 
 
 @extend_schema(exclude=True)  # a page's own JSON, outside /api/ (README: Training on a past game)
+class TrainingRoundsView(_TrainingApi):
+    def get(self, request, game_id: int):
+        game = training.training_game(game_id, *_visitor(request))
+        return Response({"game": game.pk, "rounds": training.rounds_shown(game)})
+
+
+@extend_schema(exclude=True)
 class TrainingJudgeView(_TrainingApi):
     def post(self, request, game_id: int):
-        game = training.training_game(game_id, _visitor(request))
+        game = training.training_game(game_id, *_visitor(request))
         data = valid(JudgeSerializer, request)
         return Response(training.judge(game=game, number=data["round"], word=data["word"], ref=data["ref"],
                                        score=data["score"]))
@@ -156,7 +181,7 @@ class TrainingJudgeView(_TrainingApi):
 @extend_schema(exclude=True)
 class TrainingResultView(_TrainingApi):
     def post(self, request, game_id: int):
-        game = training.training_game(game_id, _visitor(request))
+        game = training.training_game(game_id, *_visitor(request))
         data = valid(ResultSerializer, request)
         shown = training.result(game=game, name=data["name"], proofs=data["proofs"])
         shown["url"] = reverse("training-result-page", args=[game.pk, shown["token"]])

@@ -17,6 +17,7 @@ urlpatterns = [
     path("games/<int:game_id>/review", review.review_page, name="game-review"),
     path("games/<int:game_id>/review.json", review.review_data, name="game-review-data"),
     path("games/<int:game_id>/train", training.training_page, name="training"),
+    path("games/<int:game_id>/train/rounds", training.TrainingRoundsView.as_view(), name="training-rounds"),
     path("games/<int:game_id>/train/judge", training.TrainingJudgeView.as_view(), name="training-judge"),
     path("games/<int:game_id>/train/result", training.TrainingResultView.as_view(), name="training-result"),
     path("games/<int:game_id>/train/result/<str:token>", training.training_result_page, name="training-result-page"),
