@@ -1,8 +1,8 @@
 """In real Chromium: a full training run of a past game, clock off. Two rounds: the top handed in for the first
 (judged at once: the top), a wrong slip for the second (judged at once: 0, with its reason); the running totals
 beside the tops after each; then the percentage of the top, the rank in the real game, and the shared link's
-page; and a game open to the club's members, trained on the phone of a player of the club. Screenshots in
-/tmp/shots/13c/."""
+page; a game open to the club's members, trained on the phone of a player of the club; and a run with the
+clock on, to time up. Screenshots in /tmp/shots/13c/."""
 
 from __future__ import annotations
 
@@ -169,4 +169,47 @@ def test_a_game_open_to_members_trains_a_player_of_the_club_by_the_phones_token(
     assert page.text_content("#verdict-title") == f"Top! {master['score']} points"
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "5-member.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_with_the_clock_on_the_round_ends_at_time_up_and_is_judged_as_no_slip(new_page, past_game):
+    """Clock on: the tournament's round time counts down (the page's clock run forward by Playwright); a
+    slip handed in before time is judged; at 0:00 a round with nothing handed in is judged at once as no
+    slip, and the next round starts with a full clock."""
+    game = past_game
+    seconds = game.tournament.round_seconds
+    round1 = game.rounds.get(number=1)
+    page = new_page("phone")
+    page.clock.install()
+    page.goto(f"/games/{game.pk}/train")
+    page.check("#train-clock")
+    page.click("#train-go")
+    page.wait_for_selector("#train-form:not([hidden])")
+    assert page.text_content("#countdown") == f"{seconds // 60}:{seconds % 60:02d}"
+    page.clock.run_for(30_000)
+    left = seconds - 30
+    assert page.text_content("#countdown") == f"{left // 60}:{left % 60:02d}"
+
+    # Round 1: the master, in time.
+    master = round1.master
+    page.fill("#slip-word", master["word"])
+    page.fill("#slip-ref", master["ref"])
+    page.fill("#slip-score", str(master["score"]))
+    page.click("#train-judge")
+    page.wait_for_selector("#verdict:not([hidden])", timeout=10000)
+    assert page.get_attribute("#verdict", "data-outcome") == "ok"
+
+    # Round 2: a full clock again, then nothing handed in before 0:00.
+    page.click("#train-next")
+    page.wait_for_selector("#verdict", state="hidden")
+    assert page.text_content("#countdown") == f"{seconds // 60}:{seconds % 60:02d}"
+    page.fill("#slip-word", "UNSENT")
+    page.clock.run_for((seconds + 1) * 1000)
+    page.wait_for_selector("#verdict[data-round='2']:not([hidden])", timeout=10000)
+    assert page.get_attribute("#verdict", "data-outcome") == "zero"
+    assert page.text_content("#countdown") == "0:00"
+    assert "No slip" in page.text_content("#verdict-mine")
+    assert page.text_content("#total-mine") == str(master["score"])
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "6-time-up.png"), full_page=True)
     assert page.errors == []
