@@ -332,37 +332,13 @@ _BOARD_CACHE_LIMIT = 16
 _board_caches_lock = threading.Lock()  # a web process searches from several threads
 
 
-def _board_analysis(board, lexicon, tileset, rules) -> list[_Orientation]:
-    """The views a search walks, each with what depends on the board alone; the last few boards' are
-    kept, so that the tops, the best plays and the count of one position share them."""
-    first_move = board.is_empty()
-    directions = (True,) if first_move and rules.first_move_horizontal else (True, False)
-    values = tileset.values
-    key = (board.squares, directions, tuple(values))
-    with _board_caches_lock:
-        cache = _board_caches.get(lexicon)
-        if cache is None:
-            cache = _board_caches[lexicon] = OrderedDict()
-        orientations = cache.get(key)
-        if orientations is not None:
-            cache.move_to_end(key)
-            return orientations
-    both = len(directions) == 2
-    orientations = [_Orientation(board, h, lexicon, values, first_move, both and not h) for h in directions]
-    with _board_caches_lock:
-        cache[key] = orientations
-        if len(cache) > _BOARD_CACHE_LIMIT:
-            cache.popitem(last=False)
-    return orientations
+def _directions(board, rules) -> tuple:
+    """The directions a search walks: across only for a first move that must be across."""
+    return (True,) if board.is_empty() and rules.first_move_horizontal else (True, False)
 
 
-def _compiled_analysis(kernel, board, lexicon, tileset, rules, arrays) -> tuple[list[_View], tuple]:
-    """The board's views and the compiled search's arrays of them (``engine.kernel.board_arrays``), kept
-    for the last few boards as ``_board_analysis``."""
-    first_move = board.is_empty()
-    directions = (True,) if first_move and rules.first_move_horizontal else (True, False)
-    values = tileset.values
-    key = (board.squares, directions, tuple(values), "compiled")
+def _kept(lexicon, key, make):
+    """What ``make()`` gives for ``key``, kept for the last few boards of the lexicon (shared by threads)."""
     with _board_caches_lock:
         cache = _board_caches.get(lexicon)
         if cache is None:
@@ -371,25 +347,48 @@ def _compiled_analysis(kernel, board, lexicon, tileset, rules, arrays) -> tuple[
         if known is not None:
             cache.move_to_end(key)
             return known
-    np = kernel.np
-    views = [_View(board, h) for h in directions]
-    both = len(directions) == 2
-    analysis = kernel.board_arrays(
-        np.array([v.squares for v in views], dtype=np.int64),
-        first_move,
-        np.array([v.lane.index(*CENTRE) for v in views], dtype=np.int64),
-        np.array([v.lane.letter_mult for v in views], dtype=np.int64),
-        np.array([v.lane.word_mult for v in views], dtype=np.int64),
-        np.array([1 if both and not v.horizontal else 0 for v in views], dtype=np.int64),
-        arrays.graph,
-        np.array(values, dtype=np.int64),
-    )
-    known = (views, analysis)
+    known = make()
     with _board_caches_lock:
         cache[key] = known
         if len(cache) > _BOARD_CACHE_LIMIT:
             cache.popitem(last=False)
     return known
+
+
+def _board_analysis(board, lexicon, tileset, rules) -> list[_Orientation]:
+    """The views a search walks, each with what depends on the board alone; the last few boards' are
+    kept, so that the tops, the best plays and the count of one position share them."""
+    directions = _directions(board, rules)
+    values = tileset.values
+    first_move, both = board.is_empty(), len(directions) == 2
+    return _kept(lexicon, (board.squares, directions, tuple(values)), lambda: [
+        _Orientation(board, h, lexicon, values, first_move, both and not h) for h in directions
+    ])
+
+
+def _compiled_analysis(kernel, board, lexicon, tileset, rules, arrays) -> tuple[list[_View], tuple]:
+    """The board's views and the compiled search's arrays of them (``engine.kernel.board_arrays``), kept
+    for the last few boards as ``_board_analysis``."""
+    directions = _directions(board, rules)
+    values = tileset.values
+
+    def make():
+        np = kernel.np
+        views = [_View(board, h) for h in directions]
+        both = len(directions) == 2
+        analysis = kernel.board_arrays(
+            np.array([v.squares for v in views], dtype=np.int64),
+            board.is_empty(),
+            np.array([v.lane.index(*CENTRE) for v in views], dtype=np.int64),
+            np.array([v.lane.letter_mult for v in views], dtype=np.int64),
+            np.array([v.lane.word_mult for v in views], dtype=np.int64),
+            np.array([1 if both and not v.horizontal else 0 for v in views], dtype=np.int64),
+            arrays.graph,
+            np.array(values, dtype=np.int64),
+        )
+        return views, analysis
+
+    return _kept(lexicon, (board.squares, directions, tuple(values), "compiled"), make)
 
 
 # ---------------------------------------------------------------------------------------------------
