@@ -10,6 +10,7 @@ import { loadPlayer, playerHeaders } from "./phone/store.js";
 const C = readJson("train-config");
 const T = C.text;
 const KEY = `training:${C.game}`;
+const TOPS_SHOWN = 5; // the tied tops listed with a verdict; the others are counted
 
 function load() {
   try {
@@ -92,12 +93,14 @@ function showVerdict(v) {
   mine.append(`${fmt(T.paid, { n: v.paid })} (${C.outcomes[v.outcome] || v.outcome}) — ${typeset(reason)}`);
   const tops = $("verdict-tops");
   tops.textContent = "";
-  v.tops.forEach((top, i) => {
+  v.tops.slice(0, TOPS_SHOWN).forEach((top, i) => {
     const line = document.createElement("span");
     playLine(line, top);
     if (i) tops.append(" · ");
     tops.append(line);
   });
+  const more = v.tops.length - TOPS_SHOWN;
+  if (more > 0) tops.append(" · ", fmt(more === 1 ? T.more_top : T.more_tops, { n: more }));
   playLine($("verdict-master"), v.master);
   $("train-next").textContent = state.index + 1 < C.rounds.length ? T.next : T.finish;
   showTotals();

@@ -78,6 +78,9 @@ def training_texts() -> dict[str, str]:
         "error": _("Not judged: %(message)s"),
         "restart": _("Start again"),
         "tops": _("Tops"),
+        # The tied tops past the first few (the verdict shows five), one or more.
+        "more_top": _("…and %(n)s more top"),
+        "more_tops": _("…and %(n)s more tops"),
         "master": _("Master move"),
         "yours": _("Your slip"),
     }
