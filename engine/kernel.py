@@ -139,8 +139,7 @@ def board_arrays(views, first_move: bool, centres, letter_mult, word_mult, singl
     """What a search needs of a board, one row per direction (``views``: the board's view in each):
     its squares, the cross-checks and the rest as in ``movegen._Orientation``, and the starts."""
     rows = views.shape[0]
-    out = tuple(np.zeros((rows, AREA), dtype=np.int64) for _ in range(5)) + (np.zeros((rows, AREA), dtype=np.int64),)
-    allowed, cross_base, cross_mult, anchor, need, next_need = out
+    allowed, cross_base, cross_mult, anchor, need, next_need = (np.zeros((rows, AREA), dtype=np.int64) for _ in range(6))
     starts = np.zeros((rows * AREA, 3), dtype=np.int64)
     n_starts = _analyse(views, first_move, centres, graph[0], graph[1], values, word_mult, allowed, cross_base,
                         cross_mult, anchor, need, next_need, starts)
@@ -465,6 +464,22 @@ def _record(depth, main, cross, mode, o, start, word_mult, bonus, placed_sq, pla
 
 
 @_jit
+def _through_tiles(o, r, end, node, main, sq, arcs, values):
+    """From square r, along the board tiles there up to the next empty square (or the lane's end):
+    (the square reached, the node reached or -1 where no word goes on, the main word's sum so far)."""
+    while r < end:
+        t = sq[o, r]
+        if t == 0:
+            break
+        node = arcs[node * 32 + (t & 31)]
+        if node < 0:
+            break
+        main += values[t]
+        r += 1
+    return r, node, main
+
+
+@_jit
 def _reaches(q, node, start, end, word_lengths, ahead, need, next_need, o):
     # Whether the word, going on from ``node`` on square q, can pass the squares ahead that not every
     # letter can fill, as far as every window still open goes.
@@ -543,18 +558,7 @@ def _walk(p0, node0, main0, letters0, o, start, end, word_lengths, word_mult, bo
         next_p = -1
         if follows:
             # Through the board tiles after p.
-            r = q
-            m = child
-            main_r = main_c
-            while r < end:
-                t = sq[o, r]
-                if t == 0:
-                    break
-                m = arcs[m * 32 + (t & 31)]
-                if m < 0:
-                    break
-                main_r += values[t]
-                r += 1
+            r, m, main_r = _through_tiles(o, q, end, child, main_c, sq, arcs, values)
             if m >= 0:
                 d = r - start
                 if (suffixes[m] << d) & word_lengths:
@@ -587,9 +591,10 @@ def _walk(p0, node0, main0, letters0, o, start, end, word_lengths, word_mult, bo
 
 @_jit
 def _windows(o, start, bd, values, rack_len, rack_values, rack_size, bingo, avail, with_bounds, w_bound, w_len,
-             w_mult, w_bonus, w_whole, fixed):
+             w_mult, w_bonus, w_whole, fixed, scratch):
     """movegen._Search.windows: the windows from ``start`` into the w_* arrays (w_whole 1 for the one
-    taking the whole rack, whose board letters go in ``fixed``, their count in fixed[SIZE]); how many."""
+    taking the whole rack, whose board letters go in ``fixed``, their count in fixed[SIZE]); how many.
+    ``scratch``: three rows of SIZE, reused from start to start."""
     sq, allowed, cross_base, cross_mult, anchor, lm, wm, _need, _next_need, _skip, _starts = bd
     row_end = start - start % SIZE + SIZE
     count = 0
@@ -599,9 +604,7 @@ def _windows(o, start, bd, values, rack_len, rack_values, rack_size, bingo, avai
     wmul = 1
     hooked = False
     n_fixed = 0
-    coefficients = np.empty(SIZE, dtype=np.int64)
-    letter_mults = np.empty(SIZE, dtype=np.int64)
-    cross_mults = np.empty(SIZE, dtype=np.int64)
+    coefficients, letter_mults, cross_mults = scratch[0], scratch[1], scratch[2]
     for e in range(start, row_end):
         t = sq[o, e]
         if t:
@@ -624,12 +627,13 @@ def _windows(o, start, bd, values, rack_len, rack_values, rack_size, bingo, avai
         bonus = bingo if new == rack_size else 0
         bound = 0
         if with_bounds:
+            # Rack values (best first) paired with the squares' coefficients best first.
             for i in range(new):
                 coefficients[i] = letter_mults[i] * (wmul + cross_mults[i])
-            best = np.sort(coefficients[:new])[::-1]
+            coefficients[:new].sort()
             bound = wmul * board_sum + cross_sum + bonus
             for i in range(new):
-                bound += best[i] * rack_values[i]
+                bound += coefficients[new - 1 - i] * rack_values[i]
         w_bound[count] = bound
         w_len[count] = e - start + 1
         w_mult[count] = wmul
@@ -648,8 +652,7 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
     the counts indexed by score come back instead of ``found``)."""
     starts = bd[10]
     found = List.empty_list(types.int64)
-    amasks_arcs = anagram_graph
-    aarcs, amasks, alengths = amasks_arcs
+    aarcs, amasks, alengths = anagram_graph
     counts = rack.copy()
     blanks = rack[0]
     rack_len = 0
@@ -670,12 +673,13 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
     w_count = np.zeros(units, dtype=np.int64)
     u_bound = np.full(units, -1, dtype=np.int64)
     fixed = np.zeros((units, SIZE + 1), dtype=np.int64)
+    scratch = np.empty((3, SIZE), dtype=np.int64)
     for u in range(units):
         o, s, reach = starts[u, 0], starts[u, 1], starts[u, 2]
         if reach > rack_len:
             continue
         k = _windows(o, s, bd, values, rack_len, rack_values, rack_size, bingo, avail, with_bounds, w_bound[u],
-                     w_len[u], w_mult[u], w_bonus[u], w_whole[u], fixed[u])
+                     w_len[u], w_mult[u], w_bonus[u], w_whole[u], fixed[u], scratch)
         w_count[u] = k
         if k:
             u_bound[u] = w_bound[u, :k].max()
@@ -693,8 +697,8 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
     anagram_counts = np.zeros(27, dtype=np.int64)
     arcs, masks = graph[0], graph[1]
     sq, allowed = bd[0], bd[1]
-    anagram_known = dict()
-    anagram_known[-1] = True
+    anagram_known = dict()  # the board letters of a whole-rack window (sorted, 5 bits each) -> an anagram?
+    anagram_known[-1] = True  # (a first entry gives the dictionary its types; no key is negative)
     for u in order:
         k = w_count[u]
         if k == 0:
@@ -732,18 +736,7 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
             continue
         end = start - start % SIZE + SIZE
         # From the start: through the board tiles there, if any, to the first empty square.
-        p = start
-        node = 0
-        main = 0
-        while p < end:
-            t = sq[o, p]
-            if t == 0:
-                break
-            node = arcs[node * 32 + (t & 31)]
-            if node < 0:
-                break
-            main += values[t]
-            p += 1
+        p, node, main = _through_tiles(o, start, end, 0, 0, sq, arcs, values)
         if node >= 0 and p < end and (masks[node] & allowed[o, p]) != 0 and _reaches(
             p, node, start, end, word_lengths, graph[3], bd[7], bd[8], o
         ):

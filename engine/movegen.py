@@ -71,29 +71,27 @@ _compiled = {"wanted": os.environ.get("ARBITER_ENGINE", "").strip().lower() != "
 _compiled_lock = threading.Lock()
 
 
-def _kernel():
-    """engine.kernel when the compiled search runs, else None."""
-    if not _compiled["wanted"]:
-        return None
+def _load_kernel():
+    """engine.kernel, imported once; None when Numba (or NumPy) is not installed."""
     if not _compiled["tried"]:
         with _compiled_lock:
             if not _compiled["tried"]:
                 try:
                     _compiled["module"] = importlib.import_module(".kernel", __package__)
-                except ImportError:  # Numba (or NumPy) is not installed: the pure-Python search runs
+                except ImportError:  # the pure-Python search runs
                     _compiled["module"] = None
                 _compiled["tried"] = True
     return _compiled["module"]
 
 
+def _kernel():
+    """engine.kernel when the compiled search runs, else None."""
+    return _load_kernel() if _compiled["wanted"] else None
+
+
 def compiled_search_installed() -> bool:
     """Whether the compiled search can run here (Numba installed), whatever ``use_compiled_search`` says."""
-    wanted = _compiled["wanted"]
-    _compiled["wanted"] = True
-    try:
-        return _kernel() is not None
-    finally:
-        _compiled["wanted"] = wanted
+    return _load_kernel() is not None
 
 
 def warm_up(lexicon=None, tileset=None, rules=None) -> str:
@@ -518,12 +516,10 @@ class _Search:
 
     def run_count(self) -> int:
         """How many plays there are, in ``total``."""
-        if self.kernel is not None:
-            try:
-                self.total = int(self._run_compiled(self.kernel.COUNT, 1)[1][1])
-                return self.total
-            except Exception as error:  # noqa: BLE001 - any failure of the compiled search: see _compiled_failed
-                _compiled_failed(error)
+        ran = self._run_compiled("COUNT", 1)
+        if ran is not None:
+            self.total = int(ran[1][1])
+            return self.total
         for _, o, start, windows in self.units(bounds=False):
             windows = [w for w in windows if w[4] is None or self.anagram_possible(w[4])]
             if windows:
@@ -534,12 +530,9 @@ class _Search:
         """The plays scoring at least the n-th best score, in ``found``: starts best bound first, skipping
         windows whose bound is below the n-th best score found so far."""
         self.n = n
-        if self.kernel is not None:
-            try:
-                return self._best_compiled(n)
-            except Exception as error:  # noqa: BLE001 - any failure of the compiled search: see _compiled_failed
-                _compiled_failed(error)
-                self.found = []
+        ran = self._run_compiled("BEST", n)
+        if ran is not None:
+            return self._keep_compiled(*ran)
         self.heap = []  # the n best scores found so far (a min-heap)
         # Best bound first; a start's whole-rack windows are checked for an anagram when it comes up,
         # and the start goes back in its place if its best bound was one that has none.
@@ -565,18 +558,31 @@ class _Search:
 
     # -- the compiled search (engine.kernel) --------------------------------------------------------
 
-    def _run_compiled(self, mode: int, n: int):
+    def _run_compiled(self, mode: str, n: int):
+        """(what the compiled search gives back, its state) for the search ``mode`` (``COUNT``, ``BEST``,
+        ``SPREAD`` of engine.kernel); None when it does not run here, or failed (then never again)."""
         kernel = self.kernel
-        arrays = kernel.lexicon_arrays(self.lexicon)
-        self.views, board = _compiled_analysis(kernel, self.board, self.lexicon, self.tileset, self.rules, arrays)
-        state = kernel.np.array([-1, 0, 0, 0], dtype=kernel.np.int64)
-        rack, rack_values, values = kernel.rack_arrays(self.rack, self.rack_values, self.values)
-        found = kernel.search(mode, n, arrays.graph, arrays.anagrams, board, values, rack, rack_values,
-                              self.rules.rack_size, self.rules.bingo_bonus, state)
+        if kernel is None:
+            return None
+        try:
+            arrays = kernel.lexicon_arrays(self.lexicon)
+            self.views, board = _compiled_analysis(kernel, self.board, self.lexicon, self.tileset, self.rules,
+                                                   arrays)
+            state = kernel.np.array([-1, 0, 0, 0], dtype=kernel.np.int64)
+            rack, rack_values, values = kernel.rack_arrays(self.rack, self.rack_values, self.values)
+            found = kernel.search(getattr(kernel, mode), n, arrays.graph, arrays.anagrams, board, values, rack,
+                                  rack_values, self.rules.rack_size, self.rules.bingo_bonus, state)
+            if mode == "SPREAD" and state[1] < 0:
+                raise RuntimeError("a play scored above its bound")
+        except Exception as error:  # noqa: BLE001 - any failure of the compiled search: see _compiled_failed
+            _compiled_failed(error)
+            self.kernel = None
+            return None
         return found, state
 
-    def _best_compiled(self, n: int):
-        found, state = self._run_compiled(self.kernel.BEST, n)
+    def _keep_compiled(self, found, state):
+        """The plays the compiled search kept (flat: score, view, start, new tiles, (square, tile)...),
+        those reaching the n-th best score, in ``found``."""
         threshold = self.threshold = int(state[0])
         orientations = self.views
         found = found.tolist()
@@ -874,16 +880,9 @@ def count_plays(board, rack: str, lexicon, tileset, rules) -> int:
 
 def score_spread(board, rack: str, lexicon, tileset, rules) -> dict[int, int]:
     """How many of the plays ``generate_plays`` lists score each score: {score: plays}, no Play built."""
-    kernel = _kernel()
-    if kernel is not None:
-        search = _Search(board, rack, lexicon, tileset, rules)
-        try:
-            counts, state = search._run_compiled(kernel.SPREAD, 1)
-            if state[1] >= 0:  # every score within the counts' size (the best bound)
-                return {score: int(k) for score, k in enumerate(counts.tolist()) if k}
-            raise RuntimeError("a play scored above its bound")
-        except Exception as error:  # noqa: BLE001 - any failure of the compiled search: see _compiled_failed
-            _compiled_failed(error)
+    ran = _Search(board, rack, lexicon, tileset, rules)._run_compiled("SPREAD", 1)
+    if ran is not None:
+        return {score: int(k) for score, k in enumerate(ran[0].tolist()) if k}
     spread: dict[int, int] = {}
     for play in generate_plays(board, rack, lexicon, tileset, rules):
         spread[play.score] = spread.get(play.score, 0) + 1

@@ -124,3 +124,25 @@ def test_a_one_tile_play_forming_two_words_is_counted_once(tiny, english, fisf, 
     singles = [p for p in plays if len(p.tiles) == 1 and p.tiles[0][:2] == (8, 7)]
     assert sorted((p.word, p.horizontal) for p in singles) == [("AAS", True), ("AAs", True)]
     assert set(best_plays(board, "S?", lexicon, english, fisf, n=len(plays))) == set(plays)
+
+
+def test_a_compiled_search_that_fails_gives_way_to_the_python_one(twl06, english, fisf, monkeypatch):
+    if not movegen.compiled_search_installed():
+        pytest.skip("Numba is not installed: only the pure-Python search runs")
+    position = POSITIONS[0]
+    board, rack = Board.from_rows(position["board"]), position["rack"]
+    expected = by_order(n_best(generate_plays(board, rack, twl06, english, fisf), 10))
+    was = movegen.use_compiled_search(True)
+
+    def refused(*args):
+        raise RuntimeError("refused by this Numba")
+
+    monkeypatch.setattr(movegen._load_kernel(), "search", refused)
+    try:
+        with pytest.warns(RuntimeWarning, match="the pure-Python search runs from now on"):
+            best = best_plays(board, rack, twl06, english, fisf, n=10)
+        assert by_order(best) == expected
+        assert movegen._kernel() is None
+        assert count_plays(board, rack, twl06, english, fisf) == position["n_moves"]
+    finally:
+        movegen.use_compiled_search(was)
