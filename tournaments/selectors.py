@@ -20,9 +20,14 @@ from tournaments.versions import game_version
 NOT_PLAYED = ("no_slip", "absent")
 
 
+def _plausible_token(token) -> bool:
+    """Whether ``token`` could be a player's token at all (a string, not empty, 200 characters at most)."""
+    return bool(token) and isinstance(token, str) and len(token) <= 200
+
+
 def player_for_token(*, game_id: int, token: str) -> Player | None:
     """The player a bearer token belongs to, if that player takes part in this game."""
-    if not token or not isinstance(token, str) or len(token) > 200:
+    if not _plausible_token(token):
         return None
     if not _in_range(game_id):
         return None
@@ -38,6 +43,12 @@ def player_for_token(*, game_id: int, token: str) -> Player | None:
         cursor.execute(sql, [game_id, hash_token(token)])
         row = cursor.fetchone()
     return None if row is None else _load(Player, fields, row)
+
+
+def is_tournament_player(*, tournament_id: int, token: str | None) -> bool:
+    """Whether a bearer token belongs to a player of this tournament, whichever of its games they joined."""
+    return _plausible_token(token) and Player.objects.filter(tournament_id=tournament_id,
+                                                             token_hash=hash_token(token)).exists()
 
 
 def round_with_game(*, game_id: int, number: int) -> Round | None:

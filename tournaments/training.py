@@ -21,7 +21,7 @@ from engine.judging import judge_slip, zero
 from engine.tally import warning_deduction
 from tournaments import selectors
 from tournaments.errors import NotFound, ServiceError
-from tournaments.models import Game, Player, Round, hash_token
+from tournaments.models import Game, Round
 from tournaments.services.common import log, setting_of
 
 TRAINING_CHOICES = tuple(Game.Training.values)
@@ -49,9 +49,7 @@ def is_member(game: Game, user, token: str | None = None) -> bool:
     tournament by their bearer ``token``."""
     if getattr(user, "is_authenticated", False):
         return True
-    if not token or not isinstance(token, str) or len(token) > 200:
-        return False
-    return Player.objects.filter(tournament_id=game.tournament_id, token_hash=hash_token(token)).exists()
+    return selectors.is_tournament_player(tournament_id=game.tournament_id, token=token)
 
 
 def may_train(game: Game, user, token: str | None = None) -> bool:
