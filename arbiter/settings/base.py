@@ -213,6 +213,12 @@ if HTTPS:
 # already stamped with their arrival: arbiter/arrival.py); 0: no limit. Live streams do not count.
 ARBITER_REQUESTS_IN_FLIGHT = env.get_int("REQUESTS_IN_FLIGHT", 8)
 
+# The server's seal on receipts and game records (tournaments/seal.py): SIGNING_KEY, 32 bytes in base64
+# (default: derived from SECRET_KEY, or a key made once in DATA_DIR for the development key); the public keys
+# of other servers whose records this one trusts, comma-separated.
+ARBITER_SIGNING_KEY = env.get_str("SIGNING_KEY", "")
+ARBITER_TRUSTED_SIGNING_KEYS = env.get_list("TRUSTED_SIGNING_KEYS", default=[])
+
 # Game settings: defaults of an event, each overridable per tournament.
 ARBITER_DEFAULT_ROUND_SECONDS = 180
 ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 20
