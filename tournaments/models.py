@@ -139,6 +139,12 @@ class Game(models.Model):
     # Who may replay the game alone once it is over (/games/<id>/train): nobody, anyone, the club's members
     # (tournaments.training.is_member).
     training = models.CharField(max_length=10, choices=Training.choices, default=Training.CLOSED)
+    # A game played back from a record (tournaments/exports/restore.py): when, and whose seal the record bore
+    # (``this_server``, ``trusted``, ``unknown_key``: a sound seal by a key this server does not know, or
+    # ``unsigned``), with the signer's public key. Empty for a game played here.
+    restored_at = models.DateTimeField(null=True, blank=True)
+    record_seal = models.CharField(max_length=12, blank=True, default="")
+    record_signer = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["tournament_id", "number"]
@@ -173,6 +179,9 @@ class Player(models.Model):
     # arbitrator may hand in paper slips, which keep a round's standings provisional until entered.
     joined_by_phone = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A player restored from a game record: who they were there (the record's signer, tournament and player
+    # id). A later game of the same tournament restored here finds them by it, never by their name.
+    origin = models.CharField(max_length=120, blank=True, default="")
 
     objects = PlayerQuerySet.as_manager()
 
@@ -180,6 +189,8 @@ class Player(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(condition=Q(table__isnull=True) | Q(table__gte=1), name="player_table_positive"),
+            models.UniqueConstraint(fields=["tournament", "origin"], condition=~Q(origin=""),
+                                    name="player_origin_unique"),
         ]
 
     def __str__(self) -> str:
@@ -367,6 +378,40 @@ class GameArbitrator(models.Model):
         return f"{self.user} ({self.role}) — {self.game}"
 
 
+class RecordImport(models.Model):
+    """A game record being played back by the worker (a record too large to answer within one request):
+    its progress, then the game made or the refusal. The record waits in ``DATA_DIR/imports`` meanwhile."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        REFUSED = "refused", _("Refused")
+
+    id = models.UUIDField(primary_key=True)
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    path = models.CharField(max_length=300)
+    size = models.PositiveBigIntegerField(default=0)
+    players_total = models.PositiveIntegerField(default=0)
+    players_done = models.PositiveIntegerField(default=0)
+    rounds_total = models.PositiveIntegerField(default=0)
+    rounds_done = models.PositiveIntegerField(default=0)
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    error = models.JSONField(null=True, blank=True)  # the refusal: {"code", "message", "fields", "params"}
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"record import {self.pk} ({self.status})"
+
+
 class LogEntry(models.Model):
     """Append-only record of every arbitration action and correction: who, when, before, after, why.
 
@@ -402,4 +447,5 @@ class LogEntry(models.Model):
         raise ValueError("the arbitration log is append-only")
 
 
-__all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result", "GameArbitrator", "LogEntry"]
+__all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result", "GameArbitrator", "RecordImport",
+           "LogEntry"]
