@@ -131,7 +131,13 @@ def _whole(value, low: int, high: int) -> bool:
 
 
 def _valid(data: dict) -> bool:
-    """As SlipSubmitSerializer would accept it, without any of its conversions (those cases go to Django)."""
+    """As SlipSubmitSerializer would accept it, without any of its conversions (those cases go to Django).
+    Text that cannot be stored (NUL, a lone surrogate) is found by the serializers' own check, text_fault:
+    Django then answers 400 naming the field."""
+    from tournaments.api.text import text_fault
+
+    if any(isinstance(value, str) and text_fault(value) is not None for value in data.values()):
+        return False
     word, key, ref = data.get("word"), data.get("key"), data.get("ref")
     if not isinstance(word, str) or word != word.strip() or not 0 < len(word) <= WORD_MAX:
         return False

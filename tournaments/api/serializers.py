@@ -10,13 +10,16 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from engine.notation import canonical_ref  # noqa: F401  (re-exported for the views)
 from engine.rules import Rules, rules_preset
 from engine.tiles import load_tileset
+from tournaments.api.text import text_fault
 from tournaments.formats import iso
 from tournaments.limits import (
     LEXICON_NAME_MAX,
@@ -88,10 +91,16 @@ class StrictCharField(serializers.CharField):
         self.pattern = pattern
         self.visible = visible
         super().__init__(**kwargs)
+        # DRF's own NUL and surrogate validators give way to text_fault, the check the slips' fast path makes.
+        self.validators = [v for v in self.validators
+                           if not isinstance(v, (ProhibitNullCharactersValidator, ProhibitSurrogateCharactersValidator))]
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
+        fault = text_fault(data)
+        if fault is not None:
+            raise serializers.ValidationError(fault, code="unstorable_text")
         return super().to_internal_value(data)
 
     def schema_pattern(self) -> str:
