@@ -12,6 +12,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -415,7 +416,10 @@ class RecordImport(models.Model):
 class LogEntry(models.Model):
     """Append-only record of every arbitration action and correction: who, when, before, after, why.
 
-    On PostgreSQL a trigger refuses UPDATE and DELETE on this table; the model refuses them too.
+    On PostgreSQL a trigger refuses UPDATE, DELETE and TRUNCATE on this table; the model refuses them too.
+    Each game's entries form a chain (``tournaments.logchain``): ``seq`` numbers them 1, 2, 3…, ``prev_hash``
+    is the hash of the one before, ``hash`` covers the entry's content and that link. Appended by
+    ``services.common.log`` only, under the game's lock, so the chain never forks.
     """
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="log")
@@ -425,15 +429,19 @@ class LogEntry(models.Model):
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    at = models.DateTimeField(auto_now_add=True)
+    at = models.DateTimeField(default=timezone.now, editable=False)  # set before the hash is computed
     action = models.CharField(max_length=30)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
     reason = models.TextField(blank=True, default="")
+    seq = models.PositiveIntegerField(default=0, editable=False)
+    prev_hash = models.CharField(max_length=64, default="", editable=False)
+    hash = models.CharField(max_length=64, default="", editable=False)
 
     class Meta:
         ordering = ["id"]
         verbose_name_plural = "log entries"
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="logentry_one_per_seq")]
 
     def __str__(self) -> str:
         return f"{self.at:%H:%M:%S} {self.action}"

@@ -494,3 +494,98 @@ def game_record(*, game: Game) -> dict:
         "board": list(game.board),
         "bag": game.bag,
     }
+
+
+# The arbitration log's chain (tournaments/logchain.py).
+
+
+def log_chain_heads(*, game: Game) -> dict:
+    """What a game record prints of the log's chain: for each round, the last entry about it (its close, or
+    a correction after it), and the last entry of the game; each as its place (``seq``) and ``hash``. Any
+    one of them vouches for every entry before it: ``log_check`` finds whether the log still passes
+    through them."""
+    from tournaments.logchain import CHAIN_VERSION
+    from tournaments.models import LogEntry
+
+    rows = list(LogEntry.objects.filter(game=game).order_by("seq").values_list("seq", "hash", "round__number"))
+    last_of_round: dict[int, tuple[int, str]] = {}
+    for seq, digest, number in rows:
+        if number is not None:
+            last_of_round[number] = (seq, digest)
+    return {
+        "version": CHAIN_VERSION,
+        "rounds": [{"round": number, "seq": seq, "hash": digest}
+                   for number, (seq, digest) in sorted(last_of_round.items())],
+        "head": {"seq": rows[-1][0], "hash": rows[-1][1]} if rows else None,
+    }
+
+
+class LogBreak(NamedTuple):
+    seq: int  # the first place in the chain that does not hold
+    problem: str  # missing, altered, link, rewritten
+    message: str
+    entry_id: int | None = None
+
+
+class LogCheck(NamedTuple):
+    game_id: int
+    entries: int
+    head: dict | None  # {"seq", "hash"} of the last entry found
+    heads_checked: int  # how many printed heads were compared
+    broken: LogBreak | None
+
+    @property
+    def ok(self) -> bool:
+        return self.broken is None
+
+
+def record_heads(record: dict) -> list[dict]:
+    """The chain heads a game record printed (its rounds' and the game's), in order of place."""
+    chain = record.get("log_chain") if isinstance(record, dict) else None
+    if not isinstance(chain, dict):
+        return []
+    heads = [head for head in chain.get("rounds") or [] if isinstance(head, dict)]
+    if isinstance(chain.get("head"), dict):
+        heads.append(chain["head"])
+    return sorted((h for h in heads if isinstance(h.get("seq"), int) and isinstance(h.get("hash"), str)),
+                  key=lambda h: h["seq"])
+
+
+def log_check(*, game: Game, heads: list[dict] | None = None) -> LogCheck:
+    """Walk the game's log chain from the start and report the first place where it does not hold: an entry
+    missing (a gap in the numbering), one whose content no longer matches its hash, one that does not link
+    to the entry before, or, against ``heads`` printed on a record earlier, a place now empty or holding a
+    different entry (the log cut short, or rewritten with fresh hashes)."""
+    from tournaments.logchain import GENESIS, hash_of
+    from tournaments.models import LogEntry
+
+    expected, previous, count, last = 1, GENESIS, 0, None
+    found: dict[int, str] = {}
+    broken = None
+    for entry in LogEntry.objects.filter(game=game).order_by("seq").iterator(chunk_size=2000):
+        count += 1
+        if broken is None:
+            if entry.seq != expected:
+                broken = LogBreak(expected, "missing",
+                                  f"entries {expected} to {entry.seq - 1} are missing" if entry.seq > expected + 1
+                                  else f"entry {expected} is missing", None)
+            elif entry.prev_hash != previous:
+                broken = LogBreak(entry.seq, "link", f"entry {entry.seq} does not follow the entry before it",
+                                  entry.pk)
+            elif hash_of(entry) != entry.hash:
+                broken = LogBreak(entry.seq, "altered", f"entry {entry.seq} was changed after it was written",
+                                  entry.pk)
+        found[entry.seq] = entry.hash
+        expected, previous, last = entry.seq + 1, entry.hash, {"seq": entry.seq, "hash": entry.hash}
+    printed = heads or []
+    for head in printed:
+        if broken is not None and broken.seq <= head["seq"]:
+            break
+        held = found.get(head["seq"])
+        if held is None:
+            broken = LogBreak(head["seq"], "missing",
+                              f"entry {head['seq']}, printed on the record, is missing from the log")
+        elif held != head["hash"]:
+            broken = LogBreak(head["seq"], "rewritten",
+                              f"entry {head['seq']} is not the one printed on the record: the log was rewritten")
+    return LogCheck(game.pk, count, last, len(printed), broken)

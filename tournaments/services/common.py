@@ -9,8 +9,10 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from django.db import transaction
 from django.utils import timezone
 
+from tournaments import logchain
 from tournaments.errors import ServiceError
 from tournaments.lexicons import get_lexicon
 from tournaments.models import Game, LogEntry, Round, Tournament
@@ -92,11 +94,22 @@ def late_message(late_by: float) -> str:
 
 def log(*, game, action: str, actor=None, round=None, slip=None, player=None, before=None, after=None,
         reason: str = "") -> LogEntry:
+    """Append an entry to the game's log chain (``tournaments.logchain``). The game's row is locked until the
+    caller's transaction commits, so two entries never take the same place in the chain; services lock a
+    round before its game, never the other way round, so this last lock keeps their order."""
     actor = actor if getattr(actor, "is_authenticated", False) else None
-    return LogEntry.objects.create(
-        game=game, round=round, slip=slip, player=player, actor=actor, action=action,
-        before=before, after=after, reason=reason,
-    )
+    with transaction.atomic():
+        Game.objects.select_for_update().filter(pk=game.pk).values_list("pk").first()
+        last = LogEntry.objects.filter(game_id=game.pk).order_by("-seq").values("seq", "hash").first()
+        entry = LogEntry(
+            game=game, round=round, slip=slip, player=player, actor=actor, action=action,
+            before=logchain.normalised(before), after=logchain.normalised(after), reason=reason,
+            at=timezone.now(), seq=(last["seq"] + 1) if last else 1,
+            prev_hash=last["hash"] if last else logchain.GENESIS,
+        )
+        entry.hash = logchain.hash_of(entry)
+        entry.save(force_insert=True)
+    return entry
 
 
 _sender: ThreadPoolExecutor | None = None
