@@ -13,7 +13,8 @@ Format (what club and federation rating software reads):
   "LiLei"); a character with no spelling at all becomes ``?`` (a mark with none is left out). Letters
   Latin-1 has (é, ü, ø, ß...) are kept;
 - a name that a spreadsheet would take for a formula (it begins with =, +, -, @, a tab or a carriage
-  return) gets a single quote in front, as in the standings CSV (``cells.text_cell``).
+  return) gets a single quote in front, as in the standings CSV (``cells.text_cell``); the check reads the
+  name as written in the file, after the transliteration (``＝5+5`` is written ``'=5+5``).
 """
 
 from __future__ import annotations
@@ -90,14 +91,15 @@ def to_latin1(text: str) -> str:
 
 
 def _field(value) -> str:
-    """A quoted field: numbers as they are, text neutralised against formulas."""
+    """A quoted field: numbers as they are, text transliterated, then neutralised against formulas (after:
+    the transliteration turns a full-width ``＝`` into ``=``)."""
     if value is None:
         text = ""
     elif isinstance(value, int):
         text = str(value)
     else:
-        text = text_cell(value)
-    return '"' + to_latin1(text).replace('"', '""') + '"'
+        text = text_cell(to_latin1(str(value)))
+    return '"' + text.replace('"', '""') + '"'
 
 
 def results_file(rows: Iterable[dict]) -> bytes:
