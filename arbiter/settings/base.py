@@ -212,6 +212,14 @@ if HTTPS:
 # Requests one server process runs at once under ASGI (the others wait their turn in its event loop,
 # already stamped with their arrival: arbiter/arrival.py); 0: no limit. Live streams do not count.
 ARBITER_REQUESTS_IN_FLIGHT = env.get_int("REQUESTS_IN_FLIGHT", 8)
+# Slow clients (arbiter/bodies.py, arbiter/server.py): a request's headers must be whole within
+# HEAD_SECONDS of its first byte (or of the connection), its body within BODY_SECONDS plus its size at
+# BODY_MIN_BYTES_PER_SECOND; else the connection is closed (408 for a body). A body of a page (not /api/)
+# is at most PAGE_MAX_BODY_BYTES (a word list of 20 MB with its form).
+ARBITER_HEAD_SECONDS = env.get_seconds("HEAD_SECONDS", 10.0)
+ARBITER_BODY_SECONDS = env.get_seconds("BODY_SECONDS", 10.0)
+ARBITER_BODY_MIN_BYTES_PER_SECOND = env.get_int("BODY_MIN_BYTES_PER_SECOND", 16 * 1024, minimum=1)
+ARBITER_PAGE_MAX_BODY_BYTES = 40 * 1024 * 1024
 
 # The server's seal on receipts and game records (tournaments/seal.py): SIGNING_KEY, 32 bytes in base64
 # (default: derived from SECRET_KEY, or a key made once in DATA_DIR for the development key); the public keys

@@ -41,11 +41,12 @@ def asgi_app(settings):
     and a fresh clone has no collected static files)."""
     from django.core.handlers.asgi import ASGIHandler
 
-    from arbiter.arrival import limit_in_flight, stamp_asgi
+    from arbiter.arrival import limit_in_flight
+    from arbiter.bodies import arrive_whole
 
     settings.WHITENOISE_USE_FINDERS = True
     settings.WHITENOISE_AUTOREFRESH = True
-    return stamp_asgi(limit_in_flight(ASGIHandler()))
+    return arrive_whole(limit_in_flight(ASGIHandler()))
 
 
 def test_static_files_are_served_whole_without_the_sync_iterator_warning(asgi_app):
@@ -71,8 +72,8 @@ def test_the_live_stream_is_an_async_iterator_under_asgi(game):
     assert first.startswith(b"retry:") or first.startswith("retry:")
 
 
-def test_a_request_is_stamped_on_arrival_before_django_runs_it():
-    from arbiter.arrival import stamp_asgi
+def test_a_request_without_a_body_is_stamped_on_arrival_before_django_runs_it():
+    from arbiter.bodies import arrive_whole
 
     seen = {}
 
@@ -81,7 +82,7 @@ def test_a_request_is_stamped_on_arrival_before_django_runs_it():
         seen["stamp"] = scope[ARRIVAL_KEY]
 
     before = time.time()
-    asyncio.run(stamp_asgi(app)({"type": "http"}, None, None))
+    asyncio.run(arrive_whole(app)({"type": "http", "method": "GET", "headers": []}, None, None))
     assert before <= seen["stamp"] <= before + 0.04
 
     class Request:

@@ -118,3 +118,34 @@ def worker(django_db_setup, django_db_blocker, tmp_path_factory):
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture
+def uvicorn_server(transactional_db, settings, isolated_cache):
+    """arbiter.asgi.application served by uvicorn in a thread of this process (so on the embedded default
+    too), with the production server's guard (arbiter/server.py): (host, port)."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from arbiter.asgi import application
+    from arbiter.server import GuardedHTTPProtocol
+
+    settings.ALLOWED_HOSTS = ["127.0.0.1"]
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(application, lifespan="off", log_level="warning", timeout_graceful_shutdown=2,
+                            http=GuardedHTTPProtocol, timeout_keep_alive=5)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started
+    yield sock.getsockname()
+    server.should_exit = True
+    thread.join(timeout=10)
+    sock.close()

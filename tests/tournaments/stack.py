@@ -244,7 +244,8 @@ class WebServer(Process):
         super().__init__(
             name,
             [sys.executable, "-m", "uvicorn", "arbiter.asgi:application", "--host", HOST, "--port",
-             str(self.port), "--lifespan", "off", "--timeout-graceful-shutdown", "2"],
+             str(self.port), "--lifespan", "off", "--timeout-graceful-shutdown", "2",
+             "--http", "arbiter.server:GuardedHTTPProtocol", "--timeout-keep-alive", "5"],
             env, folder / f"{name}-{self.port}.log",
         )
 

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
-import threading
-import time
 
 import pytest
 from django.conf import settings
@@ -235,31 +232,6 @@ def test_error_values_are_of_the_documented_types(api_game, settings):
 
 
 # ---- under uvicorn: chunked bodies, declared sizes -------------------------------------------------------
-
-
-@pytest.fixture
-def uvicorn_server(transactional_db, settings, isolated_cache):
-    """arbiter.asgi.application served by uvicorn in a thread of this process (so on the embedded default
-    too): (host, port)."""
-    import uvicorn
-
-    from arbiter.asgi import application
-
-    settings.ALLOWED_HOSTS = ["127.0.0.1"]
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(application, lifespan="off", log_level="warning", timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started
-    yield sock.getsockname()
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
 
 
 def send(address, path: str, chunks: list[bytes] | None = None, *, token: str | None = None,
