@@ -13,6 +13,10 @@ non-joiner U+200C shape letters in Persian, Arabic and the Indic scripts and joi
 are kept only between two visible characters, one at a time (a joiner at the start or the end of a word
 shows nothing).
 
+A combining mark (Unicode categories Mn, Mc, Me: accents, vowel signs, variation selectors) is kept only on
+a letter: at the start of the name or of a word it has nothing to sit on and is removed, so that a name made
+only of marks is no name (nothing visible).
+
 Whitespace of any kind (tabs, line breaks, no-break spaces...) becomes one space between words, and the
 result is in Unicode normal form C, so that "é" typed as e + U+0301 and as one letter are the same name.
 
@@ -47,10 +51,25 @@ def _kept(ch: str) -> str:
     return ch
 
 
+def _based(text: str) -> str:
+    """``text`` without the combining marks that have no letter to sit on (at the start, after a space): a
+    name made only of marks shows nothing but dotted circles. The joiners are passed over."""
+    kept, base = [], False
+    for ch in text:
+        if ch == " ":
+            base = False
+        elif ch not in JOINERS:
+            if unicodedata.category(ch).startswith("M") and not base:
+                continue
+            base = True
+        kept.append(ch)
+    return "".join(kept)
+
+
 def clean_name(value) -> str:
     """``value`` without invisible characters, its whitespace collapsed, in NFC ('' when nothing visible)."""
     text = "".join(_kept(ch) for ch in str(value if value is not None else ""))
-    text = " ".join(text.split())
+    text = _based(" ".join(text.split()))
     text = _JOINER_RUNS.sub(lambda run: run.group()[0], _EDGE_JOINERS.sub("", text))
     return unicodedata.normalize("NFC", " ".join(text.split()))
 

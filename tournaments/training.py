@@ -22,6 +22,7 @@ from engine.tally import warning_deduction
 from tournaments import selectors
 from tournaments.errors import NotFound, ServiceError
 from tournaments.models import Game, Round
+from tournaments.names import clean_name
 from tournaments.services.common import log, setting_of
 
 TRAINING_CHOICES = tuple(Game.Training.values)
@@ -156,15 +157,23 @@ def result(*, game: Game, name: str, proofs: list[str]) -> dict:
     tops = sum(r.top_score or 0 for r in rounds)
     standings = selectors.game_standings(game=game)
     rank = 1 + sum(1 for row in standings if row["total"] > total)
-    body = {"g": game.pk, "n": name.strip()[:NAME_MAX], "t": total, "tt": tops,
+    body = {"g": game.pk, "n": trainee_name(name), "t": total, "tt": tops,
             "rk": rank, "np": len(standings), "w": warnings}
     token = signing.dumps(body, salt=RESULT_SALT, compress=True)
     return {**shown_result(body), "token": token}
 
 
+def trainee_name(name: str) -> str:
+    """The name a training result shows, cleaned as a player's name is (tournaments.names.clean_name: no
+    bidirectional override, zero-width or control character, no mark with no letter), at most NAME_MAX
+    characters; '' for none."""
+    return clean_name(clean_name(name)[:NAME_MAX])
+
+
 def shown_result(body: dict) -> dict:
     tops = body["tt"]
-    return {"game": body["g"], "name": body["n"], "total": body["t"], "top_total": tops,
+    # Cleaned again when shown: a link signed before names were cleaned here may carry an override.
+    return {"game": body["g"], "name": trainee_name(body["n"]), "total": body["t"], "top_total": tops,
             "percent": round(100 * body["t"] / tops, 2) if tops else 0.0,
             "rank": body["rk"], "players": body["np"], "warnings": body.get("w", 0)}
 

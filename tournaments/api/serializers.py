@@ -138,7 +138,8 @@ _visible_pattern: list[str] = []
 
 def visible_name_pattern() -> str:
     """At least one visible character: one that tournaments.names.clean_name keeps and that is not a space
-    (control and format characters, the invisible fillers and the joiners are removed). Worked out from the
+    or a combining mark (control and format characters, the invisible fillers and the joiners are removed,
+    and a mark counts only on a letter). Worked out from the
     running Python's Unicode tables when the schema is first written. A pattern names characters of the
     Basic Multilingual Plane only: a name made of nothing but the few format characters beyond it (tags,
     U+E0001...) matches it and is still refused (400 name_required)."""
@@ -147,9 +148,9 @@ def visible_name_pattern() -> str:
 
         from tournaments.names import INVISIBLE_LETTERS, JOINERS, REMOVED_CATEGORIES
 
-        def hidden(ch: str) -> bool:
+        def hidden(ch: str) -> bool:  # a combining mark is visible only on a letter, which the name then has
             return (ch.isspace() or ch in JOINERS or ch in INVISIBLE_LETTERS
-                    or unicodedata.category(ch) in REMOVED_CATEGORIES)
+                    or unicodedata.category(ch) in REMOVED_CATEGORIES or unicodedata.category(ch).startswith("M"))
 
         hidden_class = _escaped(code for code in range(0x10000)
                                 if not 0xD800 <= code <= 0xDFFF and hidden(chr(code)))
@@ -659,6 +660,14 @@ class LabelsSerializer(serializers.Serializer):
     cols = serializers.ListField(child=serializers.CharField())
 
 
+class RestoredSerializer(BodySerializer):
+    at = IsoDateTimeField()
+    seal = serializers.ChoiceField(choices=["this_server", "trusted", "unknown_key", "unsigned"],
+                                   help_text="this_server or trusted: the record's seal matched a key this server "
+                                   "knows; unknown_key: a sound seal by a key it does not know; unsigned: no seal.")
+    signer = serializers.CharField(allow_blank=True, help_text="The signer's Ed25519 public key (base64).")
+
+
 class GameStateSerializer(BodySerializer):
     id = serializers.IntegerField()
     tournament = serializers.IntegerField()
@@ -687,6 +696,8 @@ class GameStateSerializer(BodySerializer):
     players = serializers.IntegerField()
     version = serializers.IntegerField()
     server_time = IsoDateTimeField()
+    restored = RestoredSerializer(allow_null=True, help_text="A game played back from a record: when, and whose "
+                                  "seal the record bore; null for a game played here.")
 
 
 class StandingRowSerializer(BodySerializer):
