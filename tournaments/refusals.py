@@ -126,6 +126,8 @@ TEXTS = {
     "not_arbitrator": _("Only an arbitrator may do this."),
     "not_game_arbitrator": _("Only this game's head or assistant arbitrator may do this."),
     "head_only": _("Only the game's head arbitrator may do this."),
+    ("head_only", "tournament"): _("Only a head arbitrator of this tournament may do this."),
+    ("not_game_arbitrator", "tournament"): _("Only an arbitrator of this tournament may do this."),
     "last_head": _("A game keeps at least one head arbitrator."),
     "unknown_arbitrator": _("No such arbitrator."),
     "bad_role": _("The role is head or assistant."),

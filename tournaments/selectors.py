@@ -458,7 +458,8 @@ def player_rounds(*, game: Game, player: Player) -> list[dict]:
 
 def game_record(*, game: Game) -> dict:
     """The game's record (feuille de partie): per round the rack, rejected draws, master and running top
-    total; cancelled rounds are listed too. Ends with the final board."""
+    total; cancelled rounds are listed too. Ends with the final board. The seed and the bag are given once
+    the game is over (before, the next racks would follow from them)."""
     rows, total_tops = [], 0
     for r in game.rounds.order_by("number", "id"):
         closed = r.status == Round.Status.CLOSED
@@ -484,7 +485,7 @@ def game_record(*, game: Game) -> dict:
         "number": game.number,
         "tournament": tournament.name,
         "status": game.status,
-        "seed": game.seed,
+        "seed": game.seed if game.status == Game.Status.OVER else None,
         "lexicon": tournament.lexicon,
         "lexicon_sha256": tournament.lexicon_sha256,
         "coordinates": tournament.coordinates,
@@ -492,7 +493,7 @@ def game_record(*, game: Game) -> dict:
         "rounds": rows,
         "top_total": total_tops,
         "board": list(game.board),
-        "bag": game.bag,
+        "bag": game.bag if game.status == Game.Status.OVER else None,
     }
 
 

@@ -6,7 +6,7 @@ mistyped rack; and the arbitrators' roles in a game (head, assistant).
     POST /api/games/{id}/rounds/{n}/extend   {"extra_seconds", "reason"}
     POST /api/games/{id}/rounds/{n}/cancel   {"reason"}
     POST /api/games/{id}/rounds/{n}/rack     {"rack", "reason"}
-    GET  /api/games/{id}/arbitrators         (any arbitrator)
+    GET  /api/games/{id}/arbitrators         (the game's arbitrators)
     POST /api/games/{id}/arbitrators         {"user", "role"} (the head)
 """
 
@@ -20,7 +20,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from tournaments import services
-from tournaments.api.permissions import IsArbitrator, IsHeadArbitrator
+from tournaments.api.permissions import IsGameArbitrator, IsHeadArbitrator
 from tournaments.api.serializers import (
     RACK_PATTERN,
     IsoDateTimeField,
@@ -204,12 +204,12 @@ class RoundRackView(RoundIncidentView):
 
 
 class GameArbitratorsView(ApiView):
-    """The arbitrators' roles in a game: read by any arbitrator, set by the head."""
+    """The arbitrators' roles in a game: read by its arbitrators (head or assistant), set by the head."""
 
     def get_permissions(self):
         if self.request is not None and self.request.method == "POST":
             return [IsHeadArbitrator()]
-        return [IsArbitrator()]
+        return [IsGameArbitrator()]
 
     @extend_schema(responses=answers({200: ArbitratorsSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):

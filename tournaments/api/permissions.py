@@ -80,6 +80,37 @@ class IsGameArbitrator(_GameRole):
         return role is not None
 
 
+class IsTournamentHead(BasePermission):
+    """A head arbitrator of the tournament of the URL (services.roles.tournament_role): creating its games,
+    importing records into it."""
+
+    message = "Only a head arbitrator of this tournament may do this."
+    code = "head_only"
+
+    def has_permission(self, request, view) -> bool:
+        from tournaments.services.roles import HEAD, tournament_role
+
+        if not is_arbitrator(request.user):
+            self.message, self.code = IsArbitrator.message, IsArbitrator.code
+            return False
+        return tournament_role(view.kwargs.get("tournament_id"), request.user) == HEAD
+
+
+class IsTournamentArbitrator(BasePermission):
+    """An arbitrator with a role in one of the games of the tournament of the URL: reading its sheets."""
+
+    message = "You have no arbitrator's role in this tournament."
+    code = "not_game_arbitrator"
+
+    def has_permission(self, request, view) -> bool:
+        from tournaments.services.roles import tournament_role
+
+        if not is_arbitrator(request.user):
+            self.message, self.code = IsArbitrator.message, IsArbitrator.code
+            return False
+        return tournament_role(view.kwargs.get("tournament_id"), request.user) is not None
+
+
 class IsGameArbitratorOrPlayer(BasePermission):
     """A player of the game (a bearer token valid for it), or an arbitrator with a role in it."""
 
@@ -92,9 +123,3 @@ class IsGameArbitratorOrPlayer(BasePermission):
         return is_arbitrator(request.user) and _game_role(request, view) is not None
 
 
-class IsArbitratorOrPlayer(BasePermission):
-    message = "Only the arbitrator or a player of this game may do this."
-    code = "forbidden"
-
-    def has_permission(self, request, view) -> bool:
-        return is_arbitrator(request.user) or player_of(request) is not None

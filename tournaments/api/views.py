@@ -1,7 +1,10 @@
 """The API's views: check the input, call one service or selector, shape the answer.
 
-Who may call what is declared per view (permissions.py); the services decide whether the action fits the
-state of the game and raise ServiceError, which exceptions.py turns into the contract's error shape.
+Who may call what is declared per view (permissions.py): a game's operations take a role in that game
+(services.roles: head, or head or assistant), a tournament's a role in one of its games; the services that
+act for someone check the same roles again, so the API and the console answer alike. The services decide
+whether the action fits the state of the game and raise ServiceError, which exceptions.py turns into the
+contract's error shape.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from tournaments.api.authentication import (
 from tournaments.api.parsers import LimitedJSONParser
 from tournaments.api.permissions import (
     IsArbitrator,
-    IsArbitratorOrPlayer,
     IsGameArbitrator,
     IsGameArbitratorOrPlayer,
     IsHeadArbitrator,
@@ -180,7 +182,7 @@ class TournamentGamesView(ApiView):
         if tournament is None:
             raise NotFound("not_found", f"no tournament {tournament_id}")
         data = valid(s.GameCreateSerializer, request)
-        game = services.game_create(tournament=tournament, seed=data.get("seed"))
+        game = services.game_create(tournament=tournament, seed=data.get("seed"), actor=request.user)
         return Response(s.GameSerializer(game).data, status=status.HTTP_201_CREATED)
 
 
@@ -199,13 +201,15 @@ def registered(player: Player, token: str) -> dict:
 
 
 class GamePlayersView(ApiView):
+    permission_classes = [IsGameArbitrator]
+
     @extend_schema(
         request=s.PlayerRegisterSerializer, responses=answers({201: s.RegisteredPlayerSerializer}, 400, 401, 403, 404, 409)
     )
     def post(self, request, game_id: int):
         game = get_game(game_id)
         data = valid(s.PlayerRegisterSerializer, request)
-        player, token = services.player_register(game=game, **data)
+        player, token = services.player_register(game=game, **data, actor=request.user)
         return Response(registered(player, token), status=status.HTTP_201_CREATED)
 
 
@@ -235,7 +239,7 @@ class JoinView(ApiView):
 
 
 class GameView(ApiView):
-    permission_classes = [IsArbitratorOrPlayer]
+    permission_classes = [IsGameArbitratorOrPlayer]
 
     @extend_schema(responses=answers({200: s.GameStateSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
@@ -264,6 +268,8 @@ class GameStandingsView(PublicView):
 
 class GameProgressView(ApiView):
     """How many slips are in for the current round and who is missing; never what a slip says."""
+
+    permission_classes = [IsGameArbitrator]
 
     @extend_schema(responses=answers({200: s.ProgressSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
@@ -331,7 +337,7 @@ class RackRejectView(ApiView):
 
 
 class RoundView(ApiView):
-    permission_classes = [IsArbitratorOrPlayer]
+    permission_classes = [IsGameArbitratorOrPlayer]
 
     @extend_schema(responses=answers({200: s.RoundDetailSerializer}, 401, 403, 404))
     def get(self, request, game_id: int, number: int):
@@ -367,6 +373,8 @@ class RoundCloseView(ApiView):
 
 class RoundCompleteView(ApiView):
     """The arbitrator has entered every paper slip of the closed round: its standings are final."""
+
+    permission_classes = [IsGameArbitrator]
 
     @extend_schema(request=s.EmptySerializer, responses=answers({200: s.RoundCompleteSerializer}, 401, 403, 404, 409))
     def post(self, request, game_id: int, number: int):
@@ -463,6 +471,22 @@ class SlipsView(ApiView):
             stale.fields = {**stale.fields, "slip": slip_body(stale.held)}
             raise
         return Response(slip_answer(slip, created), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class ReceiptCheckView(ApiView):
+    """The game's arbitrator checks a slip's receipt shown in a dispute: the server's seal, and the slip it
+    names as on record."""
+
+    permission_classes = [IsGameArbitrator]
+
+    @extend_schema(request=s.ReceiptSerializer, responses=answers({200: s.ReceiptCheckSerializer}, 400, 401, 403, 404))
+    def post(self, request, game_id: int):
+        from tournaments.receipts import receipt_check
+
+        game = get_game(game_id)
+        if not isinstance(request.data, dict):
+            raise ServiceError("invalid", "A receipt is a JSON object.", fields={"receipt": ["not an object"]})
+        return Response(s.ReceiptCheckSerializer(receipt_check(game=game, receipt=request.data)).data)
 
 
 def late_body(late) -> dict:

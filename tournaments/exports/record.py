@@ -97,7 +97,11 @@ def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], result
 
 
 def export_record(game: Game) -> dict:
-    """The game's complete record, ready for ``json.dumps``."""
+    """The game's complete record, ready for ``json.dumps`` (a game in play: its secrets withheld)."""
+    return withheld_in_play(_record(game), game)
+
+
+def _record(game: Game) -> dict:
     tournament = game.tournament
     rounds = list(game.rounds.order_by("number", "id"))
     slips: dict[int, list[Slip]] = {r.pk: [] for r in rounds}
@@ -160,3 +164,35 @@ def export_record(game: Game) -> dict:
             for row in standings
         ],
     }
+
+IN_PLAY = (Round.Status.DRAWN, Round.Status.OPEN)
+
+
+def withheld_in_play(record: dict, game: Game) -> dict:
+    """A record of a game in play keeps the game's secrets: the seed and the bag until the game is over (the
+    next racks follow from them), and a drawn or open round's tops, master and slips (nobody sees them
+    before its close), with the log entries that carry them (slips by a player, the bag). ``withheld`` says
+    what was left out; the closed rounds restore as usual (their racks typed when no seed draws them)."""
+    if game.status == Game.Status.OVER:
+        return record
+    playing = {row["number"] for row in record["rounds"] if row["status"] in IN_PLAY}
+    rounds = [
+        {**row, "top_score": None, "tops": [], "master": None, "slips": [], "late_slips": [], "corrections": [],
+         "results": []} if row["status"] in IN_PLAY else row
+        for row in record["rounds"]
+    ]
+    log = [
+        {**entry, **{part: _without_bag(entry.get(part)) for part in ("before", "after")}}
+        for entry in record.get("log", [])
+        if not (entry.get("round") in playing and entry.get("player") is not None)
+    ]
+    withheld = ["seed", "bag"] + [f"round {number}: tops, master, slips" for number in sorted(playing)]
+    result = {**record, "game": {**record["game"], "seed": None, "bag": None}, "rounds": rounds,
+              "withheld": withheld}
+    if "log" in record:
+        result["log"] = log
+    return result
+
+
+def _without_bag(part):
+    return {key: value for key, value in part.items() if key != "bag"} if isinstance(part, dict) else part

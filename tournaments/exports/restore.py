@@ -110,7 +110,7 @@ class _Playback:
         self.record = record
         self.actor = actor
         self.tournament = tournament
-        self.game = services.game_create(tournament=tournament, seed=record["game"].get("seed"))
+        self.game = services.game_create(tournament=tournament, seed=record["game"].get("seed"), actor=actor)
         existing = {}
         for player in Player.objects.filter(tournament=tournament).order_by("id"):
             existing.setdefault(player.name, player)

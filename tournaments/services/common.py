@@ -92,12 +92,21 @@ def late_message(late_by: float) -> str:
     return f"the slip arrived {late_by:.1f} s after the end call"
 
 
+PLAYER, SERVER = "player", "server"
+
+
 def log(*, game, action: str, actor=None, round=None, slip=None, player=None, before=None, after=None,
-        reason: str = "") -> LogEntry:
+        reason: str = "", by: str = SERVER) -> LogEntry:
     """Append an entry to the game's log chain (``tournaments.logchain``). The game's row is locked until the
     caller's transaction commits, so two entries never take the same place in the chain; services lock a
-    round before its game, never the other way round, so this last lock keeps their order."""
-    actor = actor if getattr(actor, "is_authenticated", False) else None
+    round before its game, never the other way round, so this last lock keeps their order.
+
+    Every entry names who acted: an arbitrator (``actor``, a signed-in user), else ``after["by"]``:
+    ``"player"`` (the entry's player, from their phone) or ``"server"`` (the clock, a restore's playback, a
+    command)."""
+    actor = actor if getattr(actor, "is_authenticated", False) and getattr(actor, "pk", None) else None
+    if actor is None:  # no arbitrator acted: the entry says who did ("player": its player; "server": the clock…)
+        after = {**(after or {}), "by": by if by in (PLAYER, SERVER) else SERVER}
     with transaction.atomic():
         Game.objects.select_for_update().filter(pk=game.pk).values_list("pk").first()
         last = LogEntry.objects.filter(game_id=game.pk).order_by("-seq").values("seq", "hash").first()

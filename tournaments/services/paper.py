@@ -51,7 +51,10 @@ def seat_for_phone(*, tournament_id: int, table: int | None) -> int:
 
 def player_table_change(*, game: Game, player: Player, table: int | None, actor=None) -> Player:
     """The arbitrator seats a player at another table (``None``: no table). A table where another player of
-    the tournament sits is refused (409 ``table_taken``, naming who). Logged."""
+    the tournament sits is refused (409 ``table_taken``, naming who). Logged. An arbitrator with a role in
+    the game (head or assistant) does it (``actor`` None: the server itself)."""
+    if actor is not None:
+        require_arbitrator(game.pk, actor)
     if table is not None:
         table = _checked_table(table)
     with transaction.atomic():

@@ -1,9 +1,15 @@
 """Arbitrators' roles in a game: the head runs the clock, the racks, the master, the end and the incidents,
 and names the roles; assistants enter and correct slips.
 
-A game with no role recorded lets every staff arbitrator act as its head. Once a role is recorded, a staff
-user without one has no role in the game (superusers keep the head's rights, to rescue a game whose head
-is away).
+A game with no role recorded takes its tournament's: while no game of the tournament has a role recorded
+(a club night), every staff arbitrator acts as head; once one has, the tournament's heads are heads of its
+other games and its assistants assistants, and a staff user with no role in any of its games has none in
+them (the head of another tournament reissues no token, renews no projector link, reads no record here).
+Superusers keep the head's rights, to rescue a game whose head is away.
+
+The tournament's own actions follow the same rule (``tournament_role``): creating a game in it or importing
+a record into it takes a head's role in one of its games; reading it (its page, its standings sheet) takes
+any role in one of them.
 """
 
 from __future__ import annotations
@@ -32,10 +38,27 @@ def role_of(game_id: int, user) -> str | None:
     """The user's role in the game: ``head``, ``assistant`` or None (no role, or not an arbitrator)."""
     if not _is_staff(user):
         return None
-    roles = dict(GameArbitrator.objects.filter(game_id=game_id).values_list("user_id", "role"))
-    if not roles or getattr(user, "is_superuser", False):
+    if getattr(user, "is_superuser", False):
         return HEAD
-    return roles.get(user.pk)
+    roles = dict(GameArbitrator.objects.filter(game_id=game_id).values_list("user_id", "role"))
+    if roles:
+        return roles.get(user.pk)
+    tournament_id = Game.objects.filter(pk=game_id).values_list("tournament_id", flat=True).first()
+    return tournament_role(tournament_id, user) if tournament_id is not None else HEAD
+
+
+def tournament_role(tournament_id: int, user) -> str | None:
+    """The user's role in the tournament: ``head`` when no game of it has roles recorded, or when the user
+    is head in one of them; ``assistant`` when assistant in one; else None (superusers: head)."""
+    if not _is_staff(user):
+        return None
+    if getattr(user, "is_superuser", False):
+        return HEAD
+    recorded = GameArbitrator.objects.filter(game__tournament_id=tournament_id)
+    mine = set(recorded.filter(user_id=user.pk).values_list("role", flat=True))
+    if HEAD in mine or not recorded.exists():
+        return HEAD
+    return ASSISTANT if mine else None
 
 
 def require_head(game_id: int, user) -> None:
@@ -51,6 +74,21 @@ def require_arbitrator(game_id: int, user) -> None:
     if role_of(game_id, user) is None:
         raise Forbidden("not_game_arbitrator", "you have no arbitrator's role in this game",
                         params={"role": NO_ROLE})
+
+
+def require_tournament_head(tournament_id: int, user) -> None:
+    """403 ``head_only`` unless the user may create games in the tournament and import records into it."""
+    role = tournament_role(tournament_id, user)
+    if role != HEAD:
+        raise Forbidden("head_only", "only a head arbitrator of this tournament may do this",
+                        params={"role": role or NO_ROLE, "why": "tournament"})
+
+
+def require_tournament_arbitrator(tournament_id: int, user) -> None:
+    """403 ``not_game_arbitrator`` unless the user has a role in one of the tournament's games."""
+    if tournament_role(tournament_id, user) is None:
+        raise Forbidden("not_game_arbitrator", "you have no arbitrator's role in this tournament",
+                        params={"role": NO_ROLE, "why": "tournament"})
 
 
 def arbitrators(game: Game) -> list[dict]:

@@ -17,6 +17,7 @@ from tournaments.versions import game_created, notify_game_changed
 
 from .common import log, sorted_letters
 from .paper import seat_for_phone
+from .roles import require_arbitrator, require_head, require_tournament_head
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
 JOIN_CODE_LENGTH = 6
@@ -117,8 +118,11 @@ def _new_join_code() -> str:
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
 
 
-def game_create(*, tournament: Tournament, seed: int | None = None) -> Game:
-    """A new game of the tournament with a full bag, an empty board and a join code for phones."""
+def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) -> Game:
+    """A new game of the tournament with a full bag, an empty board and a join code for phones. Created by a
+    head arbitrator of the tournament (services.roles.tournament_role; ``actor`` None: the server itself)."""
+    if actor is not None:
+        require_tournament_head(tournament.pk, actor)
     if seed is None:
         seed = secrets.randbits(62)
     if isinstance(seed, bool) or not isinstance(seed, int) or not -(2**63) <= seed < 2**63:
@@ -140,14 +144,19 @@ def game_create(*, tournament: Tournament, seed: int | None = None) -> Game:
 
 
 def player_register(*, game: Game, name: str, table: int | None = None, series: str = "",
-                    by_phone: bool = False) -> tuple[Player, str]:
+                    by_phone: bool = False, actor=None) -> tuple[Player, str]:
     """Register a player in the game; return (player, token). The token is shown once: only its hash is kept.
 
     ``by_phone``: the player joins with the game's code (``joined_by_phone``) and gets a table of their own:
     the one asked for when it is free (409 ``table_taken``), else the next free one (services.paper).
 
     A player arriving after some rounds closed scores 0 for them (§6.2): their results are written now.
+
+    ``actor``: the arbitrator registering the player, who needs a role in the game (head or assistant); the
+    log names them, or the player when they joined by phone (None: the server itself, e.g. a restore).
     """
+    if actor is not None and not by_phone:
+        require_arbitrator(game.pk, actor)
     name = _clean_name(name, "name", PLAYER_NAME_MAX)
     if table is not None and (isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= 10_000):
         raise ServiceError("bad_table", "a table number is 1 or more", fields={"table": ["out of range"]})
@@ -180,7 +189,7 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
                    message="the player arrived after this round")
             for r in closed
         )
-        log(game=game, action="player_register", player=player,
+        log(game=game, action="player_register", player=player, actor=actor, by="player" if by_phone else "server",
             after={"name": name, "table": table, "series": series, "arrival_round": player.arrival_round})
         notify_game_changed(game.pk)
     return player, token
@@ -189,8 +198,11 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
 def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:
     """A new token for a registered player (e.g. registered at the console, now moving to a phone).
 
-    The earlier token stops working; only the new token's hash is kept, and the change is logged.
+    The earlier token stops working; only the new token's hash is kept, and the change is logged. Only the
+    game's head arbitrator does it: the new token acts as the player (``actor`` None: the server itself).
     """
+    if actor is not None:
+        require_head(game.pk, actor)
     if not Player.objects.in_game(game).filter(pk=player.pk).exists():
         raise NotFound("unknown_player", "no such player in this game", fields={"player": ["unknown"]})
     token = secrets.token_urlsafe(32)
@@ -215,7 +227,10 @@ def player_join(*, join_code: str, name: str, table: int | None = None) -> tuple
 
 def game_screen_key_renew(*, game: Game, actor=None) -> str:
     """A new key for the game's projector link: the earlier link answers 404 from now on (a link that left the
-    room). Logged; the key itself is not written in the log."""
+    room). Logged; the key itself is not written in the log. Only the game's head arbitrator does it (a new
+    key blanks the hall's screen until it is opened again; ``actor`` None: the server itself)."""
+    if actor is not None:
+        require_head(game.pk, actor)
     key = new_screen_key()
     with transaction.atomic():
         if not Game.objects.filter(pk=game.pk).update(screen_key=key):

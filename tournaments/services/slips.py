@@ -249,7 +249,7 @@ def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, seve
         if entered_by is not None or previous is not None:
             action = "slip_enter" if previous is None else ("slip_several" if slip.several else "slip_replace")
             log(game=round.game, round=locked, slip=slip, player=player, action=action, actor=entered_by,
-                before=_slip_dict(previous), after=_slip_dict(slip), reason=reason)
+                before=_slip_dict(previous), after=_slip_dict(slip), reason=reason, by="player")
         if locked.status == Round.Status.CLOSED:
             _judge_served_after_close(locked, player, slip)
             notify_game_changed(round.game_id)

@@ -1,4 +1,6 @@
-"""Printable sheets and exports over HTTP (arbitrators only, by token or console session).
+"""Printable sheets and exports over HTTP: a game's for the arbitrators with a role in it (head or assistant),
+a tournament's for those with a role in one of its games; importing a record into a tournament for its heads
+(services.roles), by token or console session.
 
 Views stay thin: find the game, read through ``sources``/selectors, render, answer with the file. Errors
 leave as ServiceError, which the API's exception handler turns into the contract's error shape.
@@ -18,7 +20,7 @@ from rest_framework.views import APIView
 
 from tournaments import selectors
 from tournaments.api.parsers import TooDeep, load_json
-from tournaments.api.permissions import IsArbitrator
+from tournaments.api.permissions import IsGameArbitrator, IsTournamentArbitrator, IsTournamentHead
 from tournaments.api.serializers import ErrorSerializer
 from tournaments.errors import NotFound, ServiceError
 from tournaments.exports import export_record, restore_record, results_file, standings_csv
@@ -34,7 +36,7 @@ MAX_RECORD_BYTES = 32 * 1024 * 1024
 _ERRORS = {
     400: OpenApiResponse(ErrorSerializer, description="Not a game record this server can play back"),
     401: OpenApiResponse(ErrorSerializer, description="No or unknown credentials"),
-    403: OpenApiResponse(ErrorSerializer, description="Not an arbitrator"),
+    403: OpenApiResponse(ErrorSerializer, description="No arbitrator's role in this game or tournament"),
     404: OpenApiResponse(ErrorSerializer, description="No such game, player or tournament"),
     409: OpenApiResponse(
         ErrorSerializer, description="The tournament judges differently, or a step was refused"
@@ -107,8 +109,16 @@ def _pdf(content: bytes, filename: str) -> HttpResponse:
 
 
 class ArbitratorFileView(APIView):
-    permission_classes = [IsArbitrator]
+    """A file of one game, for its arbitrators."""
+
+    permission_classes = [IsGameArbitrator]
     content_negotiation_class = FilesFirstNegotiation
+
+
+class TournamentFileView(ArbitratorFileView):
+    """A file of a tournament, for the arbitrators with a role in one of its games."""
+
+    permission_classes = [IsTournamentArbitrator]
 
 
 class GameStandingsPdfView(ArbitratorFileView):
@@ -150,7 +160,7 @@ class PlayerScoresheetPdfView(ArbitratorFileView):
         return _pdf(render_scoresheet(sheet), f"scoresheet-game-{game.pk}-player-{player.pk}.pdf")
 
 
-class TournamentStandingsPdfView(ArbitratorFileView):
+class TournamentStandingsPdfView(TournamentFileView):
     @_file_schema(
         "tournament_standings_pdf", "application/pdf", "The tournament's standings, one column per game"
     )
@@ -198,9 +208,9 @@ class RecordJsonView(ArbitratorFileView):
 
 
 class RecordImportView(APIView):
-    """POST a game record: it is played back as a new game of this tournament."""
+    """POST a game record: it is played back as a new game of this tournament (by one of its heads)."""
 
-    permission_classes = [IsArbitrator]
+    permission_classes = [IsTournamentHead]
     parser_classes = [RecordParser]
 
     @extend_schema(

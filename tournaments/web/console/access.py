@@ -1,4 +1,9 @@
-"""Who may use the console, and how a refused action reaches the arbitrator."""
+"""Who may use the console, and how a refused action reaches the arbitrator.
+
+Every page of a game takes a role in that game (services.roles: head, or head or assistant); a tournament's
+page a role in one of its games, creating a game in it a head's. A staff user with no role is answered 403
+with the refusal (never a redirect to a page they cannot open either); an assistant who presses a head's
+button is sent back to the game with the refusal shown, as before."""
 
 from __future__ import annotations
 
@@ -7,11 +12,18 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 
 from tournaments.api.exceptions import error_body
 from tournaments.errors import ServiceError
 from tournaments.refusals import error_text
+from tournaments.services.roles import (
+    require_arbitrator,
+    require_head,
+    require_tournament_arbitrator,
+    require_tournament_head,
+)
 
 
 def staff_required(view):
@@ -61,3 +73,46 @@ def attach_service_error(form, error: ServiceError) -> None:
             placed = True
     if not placed:
         form.add_error(None, error_text(error))
+
+
+def refused_page(request: HttpRequest, error: ServiceError) -> HttpResponse:
+    """A page or action the user's role does not allow: 403 with the refusal, said in their language."""
+    return render(request, "console/refused.html", {"text": error_text(error)}, status=error.status)
+
+
+def refused(request: HttpRequest, game_id: int | None, error: ServiceError) -> HttpResponse:
+    """A refusal for the page's script (JSON), a page (403), or a button on the game's screen (back to it)."""
+    if wants_json(request):
+        return refusal_json(error.code, error_text(error), error.status, error.fields)
+    if game_id is None or request.method != "POST" or error.code != "head_only":
+        return refused_page(request, error)
+    report_error(request, error)
+    return redirect("console-game", game_id=game_id)
+
+
+def _role_required(require, key: str):
+    """A view decorator: staff only, then ``require(kwargs[key], user)`` (a refusal is answered, never
+    raised)."""
+
+    def decorator(view):
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args, **kwargs):
+            try:
+                require(kwargs[key], request.user)
+            except ServiceError as error:
+                return refused(request, kwargs[key] if key == "game_id" else None, error)
+            return view(request, *args, **kwargs)
+
+        return staff_required(wrapper)
+
+    return decorator
+
+
+# The game's head arbitrator only (the clock, the racks, the master, the end, incidents, roles, a player's
+# new phone link, the projector's new link).
+head_required = _role_required(require_head, "game_id")
+# An arbitrator with a role in the game: head or assistant (its pages, slips, players, tables).
+arbitrator_required = _role_required(require_arbitrator, "game_id")
+# A tournament's page: a role in one of its games; creating a game in it: a head's role in one of them.
+tournament_arbitrator_required = _role_required(require_tournament_arbitrator, "tournament_id")
+tournament_head_required = _role_required(require_tournament_head, "tournament_id")

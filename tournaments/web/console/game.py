@@ -19,8 +19,8 @@ from tournaments.web.forms import DrawForm, MasterForm
 from tournaments.web.views import board_context
 
 from . import queries
-from .access import report_error, report_form_errors, staff_required
-from .incidents import head_required, incident_context
+from .access import arbitrator_required, head_required, report_error, report_form_errors
+from .incidents import incident_context
 from .texts import game_status_text, round_status_text
 
 
@@ -78,7 +78,7 @@ def panel_context(game: Game) -> dict:
     }
 
 
-@staff_required
+@arbitrator_required
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     context = panel_context(game)
@@ -90,7 +90,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @never_cache
-@staff_required
+@arbitrator_required
 def game_panel(request: HttpRequest, game_id: int) -> HttpResponse:
     """The live part of the game screen alone, fetched again by console.js when the game changes."""
     game = queries.game(game_id)

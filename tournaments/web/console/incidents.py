@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from functools import wraps
-
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
@@ -18,10 +16,10 @@ from tournaments.errors import ServiceError
 from tournaments.models import Round
 from tournaments.refusals import error_text
 from tournaments.services.incidents import max_extend_seconds
-from tournaments.services.roles import HEAD, arbitrators, require_arbitrator, require_head, role_of
+from tournaments.services.roles import HEAD, arbitrators, role_of
 
 from . import queries
-from .access import refusal_json, report_error, staff_required, wants_json
+from .access import arbitrator_required, head_required, refusal_json, report_error, wants_json
 
 
 def _refused(request: HttpRequest, game_id: int, error: ServiceError) -> HttpResponse:
@@ -29,29 +27,6 @@ def _refused(request: HttpRequest, game_id: int, error: ServiceError) -> HttpRes
         return refusal_json(error.code, error_text(error), error.status, error.fields)
     report_error(request, error)
     return redirect("console-game", game_id=game_id)
-
-
-def _role_required(require):
-    """A view decorator: staff only, then ``require(game_id, user)`` (a refusal is shown, never raised)."""
-
-    def decorator(view):
-        @wraps(view)
-        def wrapper(request: HttpRequest, *args, **kwargs):
-            try:
-                require(kwargs["game_id"], request.user)
-            except ServiceError as error:
-                return _refused(request, kwargs["game_id"], error)
-            return view(request, *args, **kwargs)
-
-        return staff_required(wrapper)
-
-    return decorator
-
-
-# The game's head arbitrator only (the clock, the racks, the master, the end, incidents, roles).
-head_required = _role_required(require_head)
-# An arbitrator with a role in the game: head or assistant (entering and correcting slips).
-arbitrator_required = _role_required(require_arbitrator)
 
 
 def clock_text(seconds: float | None) -> str:
@@ -148,7 +123,7 @@ def round_fix_rack(request: HttpRequest, game_id: int, number: int) -> HttpRespo
                 _("Round %(number)s: the rack is now %(rack)s.") % {"number": number, "rack": rack})
 
 
-@staff_required
+@arbitrator_required
 def arbitrators_page(request: HttpRequest, game_id: int) -> HttpResponse:
     from .game import game_breadcrumbs
 

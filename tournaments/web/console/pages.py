@@ -14,7 +14,14 @@ from tournaments.errors import ServiceError
 from tournaments.web.forms import GameForm, LexiconImportForm, TournamentForm
 
 from . import queries
-from .access import attach_service_error, report_error, report_form_errors, staff_required
+from .access import (
+    attach_service_error,
+    report_error,
+    report_form_errors,
+    staff_required,
+    tournament_arbitrator_required,
+    tournament_head_required,
+)
 from .texts import game_status_text
 
 
@@ -47,7 +54,7 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
     return redirect("console-tournament", tournament_id=tournament.pk)
 
 
-@staff_required
+@tournament_arbitrator_required
 def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = queries.tournament(tournament_id)
     games = list(queries.games_of(tournament))
@@ -64,7 +71,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     })
 
 
-@staff_required
+@tournament_head_required
 @require_POST
 def game_create(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = queries.tournament(tournament_id)
@@ -73,7 +80,7 @@ def game_create(request: HttpRequest, tournament_id: int) -> HttpResponse:
         report_form_errors(request, form)
         return redirect("console-tournament", tournament_id=tournament.pk)
     try:
-        game = services.game_create(tournament=tournament, seed=form.cleaned_data["seed"])
+        game = services.game_create(tournament=tournament, seed=form.cleaned_data["seed"], actor=request.user)
     except ServiceError as error:
         report_error(request, error)
         return redirect("console-tournament", tournament_id=tournament.pk)

@@ -18,7 +18,7 @@ from tournaments.models import Game, Player, Result, Round, Slip
 from tournaments.web.views import reason_texts
 
 from . import queries
-from .access import report_error, staff_required
+from .access import arbitrator_required, report_error
 from .texts import canonical_ref, outcome_text, round_status_text
 
 
@@ -90,7 +90,7 @@ def page_state(game: Game, round: Round | None) -> dict:
     }
 
 
-@staff_required
+@arbitrator_required
 @require_GET
 def entered(request: HttpRequest, game_id: int) -> JsonResponse:
     """The page's list again (after a close, a correction, an arrival): JSON."""
@@ -105,7 +105,7 @@ def _back(request: HttpRequest, fallback: str, **kwargs) -> HttpResponse:
     return redirect(fallback, **kwargs)
 
 
-@staff_required
+@arbitrator_required
 @require_POST
 def slips_complete(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     """Every paper slip of the closed round is entered: its standings are final."""
@@ -121,7 +121,7 @@ def slips_complete(request: HttpRequest, game_id: int, number: int) -> HttpRespo
     return _back(request, "console-slips", game_id=game.pk)
 
 
-@staff_required
+@arbitrator_required
 @require_POST
 def player_table(request: HttpRequest, game_id: int, player_id: int) -> HttpResponse:
     """The arbitrator seats a player at another table (empty: no table)."""

@@ -21,7 +21,7 @@ from tournaments.web.forms import PlayerForm, PlayerListForm
 from tournaments.web.views import public_url
 
 from . import queries
-from .access import attach_service_error, staff_required
+from .access import arbitrator_required, attach_service_error, head_required
 from .game import game_breadcrumbs
 from .texts import canonical_ref, outcome_text
 
@@ -64,12 +64,12 @@ def _players_page(request, game, form=None, list_form=None, status=200) -> HttpR
     }, status=status)
 
 
-@staff_required
+@arbitrator_required
 def players_page(request: HttpRequest, game_id: int) -> HttpResponse:
     return _players_page(request, queries.game(game_id))
 
 
-@staff_required
+@head_required
 @require_POST
 def projector_link_renew(request: HttpRequest, game_id: int) -> HttpResponse:
     """A new projector link: the one that left the room answers 404 from now on."""
@@ -79,7 +79,7 @@ def projector_link_renew(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect("console-players", game_id=game.pk)
 
 
-@staff_required
+@arbitrator_required
 @require_POST
 def player_register(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
@@ -87,7 +87,7 @@ def player_register(request: HttpRequest, game_id: int) -> HttpResponse:
     if not form.is_valid():
         return _players_page(request, game, form=form, status=400)
     try:
-        player, _token = services.player_register(game=game, **form.cleaned_data)
+        player, _token = services.player_register(game=game, **form.cleaned_data, actor=request.user)
     except ServiceError as error:
         attach_service_error(form, error)
         return _players_page(request, game, form=form, status=error.status)
@@ -99,7 +99,7 @@ def player_register(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect(reverse("console-players", args=[game.pk]) + "?added=1")
 
 
-@staff_required
+@arbitrator_required
 @require_POST
 def player_register_list(request: HttpRequest, game_id: int) -> HttpResponse:
     """Register several players at once: one per line, "table name" (the table may be left out)."""
@@ -114,7 +114,7 @@ def player_register_list(request: HttpRequest, game_id: int) -> HttpResponse:
         match = LIST_LINE.match(line)
         table = int(match.group(1)) if match.group(1) else None
         try:
-            services.player_register(game=game, name=match.group(2), table=table)
+            services.player_register(game=game, name=match.group(2), table=table, actor=request.user)
         except ServiceError as error:
             refused.append(f"{line.strip()} — {error_text(error)}")
         else:
@@ -125,7 +125,7 @@ def player_register_list(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect("console-players", game_id=game.pk)
 
 
-@staff_required
+@arbitrator_required
 def player_sheet(request: HttpRequest, game_id: int, player_id: int) -> HttpResponse:
     game = queries.game(game_id)
     return _player_page(request, game, queries.player_of(game, player_id))
@@ -151,7 +151,7 @@ def _player_page(request: HttpRequest, game, player, phone_url: str = "") -> Htt
     })
 
 
-@staff_required
+@head_required
 @require_POST
 def player_phone_link(request: HttpRequest, game_id: int, player_id: int) -> HttpResponse:
     """A personal link (and QR code) that puts a registered player on a phone with a fresh token.

@@ -13,12 +13,12 @@ from tournaments.web.forms import CorrectionForm
 from tournaments.web.views import board_context, reason_texts
 
 from . import queries
-from .access import staff_required
+from .access import arbitrator_required
 from .game import game_breadcrumbs
 from .texts import canonical_ref, log_reason_text, outcome_text, round_status_text
 
 
-@staff_required
+@arbitrator_required
 def rounds_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     record = selectors.game_record(game=game)
@@ -30,7 +30,7 @@ def rounds_page(request: HttpRequest, game_id: int) -> HttpResponse:
     })
 
 
-@staff_required
+@arbitrator_required
 def round_page(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     game = queries.game(game_id)
     round = queries.round_of(game, number)
@@ -74,7 +74,7 @@ def _with_reason_texts(entries: list) -> list:
     return entries
 
 
-@staff_required
+@arbitrator_required
 def standings_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     return render(request, "console/standings.html", {

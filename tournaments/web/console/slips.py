@@ -17,7 +17,7 @@ from tournaments.services.slips import slip_text
 from tournaments.web.forms import CorrectionForm, SlipEntryForm
 
 from . import paper, queries
-from .access import refusal_json, report_error, report_form_errors, staff_required, wants_json
+from .access import refusal_json, report_error, report_form_errors, wants_json
 from .game import game_breadcrumbs
 from .incidents import arbitrator_required, head_required
 from .texts import canonical_ref, round_status_text
@@ -25,7 +25,7 @@ from .texts import canonical_ref, round_status_text
 PAPER_AFTER_CLOSE = "paper slip handed in before the end call, entered after the close"
 
 
-@staff_required
+@arbitrator_required
 def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     round = selectors.current_round(game)
