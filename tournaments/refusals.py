@@ -99,6 +99,9 @@ TEXTS = {
     "bad_lexicon": _("This word list cannot be imported: %(detail)s"),
     "no_players": _("This game has no players yet."),
     "bad_record": _("This game record cannot be restored."),
+    "bad_seal": _("This game record was changed after it was sealed: it cannot be restored."),
+    ("bad_seed", "record"): _("A game record's seed is a whole number from 0 to %(max)s."),
+    "import_not_found": _("No such record import."),
     "settings_mismatch": _("The tournament's settings differ from the record's: %(settings)s."),
     "not_found": _("Not found."),
     # Training on a past game.

@@ -144,7 +144,16 @@ def game_state(*, game: Game) -> dict:
         "players": Player.objects.in_game(game).count(),
         "version": game_version(game.pk),
         "server_time": timezone.now().isoformat(),
+        "restored": restored_from(game),
     }
+
+
+def restored_from(game: Game) -> dict | None:
+    """A game played back from a record: when, and whose seal the record bore (``this_server``,
+    ``trusted``, ``unknown_key``, ``unsigned``) with the signer's key; None for a game played here."""
+    if game.restored_at is None:
+        return None
+    return {"at": iso(game.restored_at), "seal": game.record_seal, "signer": game.record_signer}
 
 
 def overdue(body: dict, now=None) -> bool:

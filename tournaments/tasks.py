@@ -67,3 +67,11 @@ def sweep_overdue_rounds() -> int:
     from tournaments.services import rounds_close_overdue
 
     return rounds_close_overdue()
+
+
+@shared_task(name="tournaments.tasks.import_record")
+def import_record(job_id: str) -> str:
+    """Play back a game record kept by its import request (tournaments/exports/imports.py); run once."""
+    from tournaments.exports.imports import run_import
+
+    return run_import(job_id)

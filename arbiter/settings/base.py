@@ -150,10 +150,11 @@ REST_FRAMEWORK = {
         "tournaments.api.authentication.PlayerTokenAuthentication",
         "tournaments.api.authentication.ConsoleSessionAuthentication",
     ],
-    # Slips per player; wrong join codes per client address and across all addresses; arbitrator token
-    # requests per client address. Successful joins are not limited: a hall joins from one address.
+    # Slips per player; wrong join codes per client address (no limit across all addresses: a spray from many
+    # addresses must not shut a hall out); arbitrator token requests per client address. Successful joins
+    # are not limited: a hall joins from one address.
     "DEFAULT_THROTTLE_RATES": {
-        "slips": "30/min", "join_failures": "20/min", "join_failures_all": "300/min", "auth": "20/min",
+        "slips": "30/min", "join_failures": "20/min", "auth": "20/min",
         "training": "120/min",  # training slips judged, per client address (nothing is written)
     },
     # The client address is the connection's unless the server sits behind trusted reverse proxies:
@@ -226,6 +227,9 @@ ARBITER_PAGE_MAX_BODY_BYTES = 40 * 1024 * 1024
 # of other servers whose records this one trusts, comma-separated.
 ARBITER_SIGNING_KEY = env.get_str("SIGNING_KEY", "")
 ARBITER_TRUSTED_SIGNING_KEYS = env.get_list("TRUSTED_SIGNING_KEYS", default=[])
+# A game record to import larger than this (bytes) is played back by the worker: 202 and a job to follow
+# (tournaments/exports/imports.py); a smaller one within its request, 201.
+ARBITER_RECORD_INLINE_BYTES = env.get_int("RECORD_INLINE_BYTES", 1024 * 1024)
 
 # Game settings: defaults of an event, each overridable per tournament.
 ARBITER_DEFAULT_ROUND_SECONDS = 180

@@ -11,11 +11,21 @@ from tournaments.models import Round
 CLOCK = ("pause", "resume", "extend")
 
 
-def _when(text: str | None) -> datetime | None:
+FIRST_YEAR, LAST_YEAR = 1970, 2999  # a recorded time outside: the record is wrong (year 9999 + a round overflows)
+
+
+def when(text: str | None) -> datetime | None:
+    """A recorded time; one written without a zone is taken as UTC. ValueError for a time that is not one
+    or falls outside FIRST_YEAR-LAST_YEAR."""
     if not text:
         return None
     moment = datetime.fromisoformat(text)
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise ValueError(f"{text}: a recorded time falls between {FIRST_YEAR} and {LAST_YEAR}")
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+_when = when
 
 
 def _of(entry: dict, *actions: str) -> list[dict]:

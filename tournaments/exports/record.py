@@ -3,21 +3,28 @@ the same results and standings.
 
 It holds the tournament's settings, the game's seed, the players (with the round after which each
 arrived), and per round the rack as drawn (kept and new letters, rejected draws, random or typed), its
-times, every slip handed in (replaced ones too, in order), the arbitrator's corrections with their reasons,
-the master, and the results as judged; then the final board and the standings, for checking.
+times, every slip handed in (replaced ones too, in order), the slips that came late and the arbitrator's
+admissions of them, the arbitrator's corrections with their reasons, the master, and the results as judged;
+then the final board and the standings, for checking; the game's arbitrators and its whole log.
+
+Players are named by their id (``key``): two players of one name stay two players. The record is sealed by
+the server that wrote it (``seal``: tournaments/seal.py, over everything else in the record), so that an
+import can tell a record this server or a trusted one wrote from one edited since.
 """
 
 from __future__ import annotations
 
 from django.utils import timezone
 
-from tournaments import selectors
+from tournaments import seal, selectors
 from tournaments.formats import brief, iso
-from tournaments.models import Game, LogEntry, Player, Result, Round, Slip
+from tournaments.models import Game, GameArbitrator, LateSlip, LogEntry, Player, Result, Round, Slip
 
 RECORD_FORMAT = "duplicate-arbiter/game-record"
 RECORD_VERSION = 1
 CORRECTION_KEY = "correction:"
+ADMITTED_KEY = "admitted:"
+SEAL_KEY = "seal"
 
 
 def _players(game: Game) -> list[dict]:
@@ -36,10 +43,29 @@ def _players(game: Game) -> list[dict]:
     return rows
 
 
-def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], results: list[Result]) -> dict:
+def _late(late: LateSlip, admissions: dict[int, LogEntry]) -> dict:
+    """A slip that came after the end call, and the arbitrator's admission of it (the slip it became is not
+    among the round's slips: a restore admits it again)."""
+    entry = admissions.get(late.admitted_id) if late.admitted_id else None
+    return {
+        "player": late.player_id, "word": late.word, "ref": late.ref, "claimed": late.claimed, "key": late.key,
+        "seq": late.seq, "received_at": iso(late.received_at), "late_by": late.late_by,
+        "entered": late.entered_by_id is not None,
+        "admitted": None if late.admitted_id is None else {
+            "reason": entry.reason if entry else "",
+            "at": iso(entry.at) if entry else None,
+            "by": entry.actor.get_username() if entry and entry.actor else None,
+        },
+    }
+
+
+def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], results: list[Result],
+           late: list[dict] | None = None) -> dict:
     handed_in, corrections = [], []
     for slip in slips:
         body = {"player": slip.player_id, "word": slip.word, "ref": slip.ref, "claimed": slip.claimed}
+        if slip.key.startswith(ADMITTED_KEY):
+            continue  # an admitted late slip: under "late_slips"
         if slip.key.startswith(CORRECTION_KEY):
             entry = reasons.get(slip.pk)
             corrections.append(
@@ -82,6 +108,7 @@ def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], result
         "cancel_reason": round.cancel_reason,
         "incidents": list(round.incidents),
         "slips": handed_in,
+        "late_slips": late or [],
         "corrections": corrections,
         "results": [
             {
@@ -96,9 +123,26 @@ def _round(round: Round, slips: list[Slip], reasons: dict[int, LogEntry], result
     }
 
 
+def _log(game: Game, rounds: list[Round]) -> list[dict]:
+    """The game's arbitration log, in order: who did what, when and why (rounds by number, players by id)."""
+    numbers = {r.pk: r.number for r in rounds}
+    return [
+        {"at": iso(entry.at), "action": entry.action, "by": entry.actor.get_username() if entry.actor else None,
+         "round": numbers.get(entry.round_id), "player": entry.player_id, "before": entry.before,
+         "after": entry.after, "reason": entry.reason}
+        for entry in LogEntry.objects.filter(game=game).select_related("actor").order_by("id")
+    ]
+
+
+def seal_record(record: dict) -> dict:
+    """The record with this server's seal over everything else in it."""
+    body = {key: value for key, value in record.items() if key != SEAL_KEY}
+    return {**body, SEAL_KEY: seal.sign(body)}
+
+
 def export_record(game: Game) -> dict:
-    """The game's complete record, ready for ``json.dumps`` (a game in play: its secrets withheld)."""
-    return withheld_in_play(_record(game), game)
+    """The game's complete record, sealed by this server, ready for ``json.dumps``."""
+    return seal_record(withheld_in_play(_record(game), game))
 
 
 def _record(game: Game) -> dict:
@@ -116,12 +160,20 @@ def _record(game: Game) -> dict:
         .select_related("actor")
         .order_by("id")
     }
+    admissions = {
+        entry.slip_id: entry
+        for entry in LogEntry.objects.filter(game=game, action="late_admit").select_related("actor").order_by("id")
+    }
+    late: dict[int, list[dict]] = {r.pk: [] for r in rounds}
+    for slip in LateSlip.objects.filter(round__game=game).order_by("received_at", "id"):
+        late[slip.round_id].append(_late(slip, admissions))
     standings = selectors.game_standings(game=game)
     return {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "exported_at": timezone.now().isoformat(),
         "tournament": {
+            "id": tournament.pk,
             "name": tournament.name,
             "lexicon": tournament.lexicon,
             "lexicon_sha256": tournament.lexicon_sha256,
@@ -132,6 +184,7 @@ def _record(game: Game) -> dict:
             "coordinates": tournament.coordinates,
         },
         "game": {
+            "id": game.pk,
             "number": game.number,
             "seed": game.seed,
             "status": game.status,
@@ -140,9 +193,16 @@ def _record(game: Game) -> dict:
             "ended_at": iso(game.ended_at),
             "board": list(game.board),
             "bag": game.bag,
+            "restored_at": iso(game.restored_at),
+            "record_seal": game.record_seal,
         },
         "players": _players(game),
-        "rounds": [_round(r, slips[r.pk], reasons, results[r.pk]) for r in rounds],
+        "arbitrators": [
+            {"user": row.user.get_username(), "role": row.role}
+            for row in GameArbitrator.objects.filter(game=game).select_related("user").order_by("id")
+        ],
+        "rounds": [_round(r, slips[r.pk], reasons, results[r.pk], late[r.pk]) for r in rounds],
+        "log": _log(game, rounds),
         "standings": [
             {
                 key: row.get(key)
@@ -164,6 +224,7 @@ def _record(game: Game) -> dict:
             for row in standings
         ],
     }
+
 
 IN_PLAY = (Round.Status.DRAWN, Round.Status.OPEN)
 

@@ -42,4 +42,5 @@ urlpatterns = [
         views.RecordImportView.as_view(),
         name="import-record",
     ),
+    path("imports/<uuid:job_id>", views.RecordImportJobView.as_view(), name="import-record-job"),
 ]

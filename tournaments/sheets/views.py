@@ -20,11 +20,18 @@ from rest_framework.views import APIView
 
 from tournaments import selectors
 from tournaments.api.parsers import TooDeep, load_json
-from tournaments.api.permissions import IsGameArbitrator, IsTournamentArbitrator, IsTournamentHead
+from tournaments.api.permissions import (
+    IsArbitrator,
+    IsGameArbitrator,
+    IsTournamentArbitrator,
+    IsTournamentHead,
+)
 from tournaments.api.serializers import ErrorSerializer
 from tournaments.errors import NotFound, ServiceError
 from tournaments.exports import export_record, restore_record, results_file, standings_csv
-from tournaments.models import Game, Player, Tournament
+from tournaments.exports.imports import inline_bytes, job_body, queue_import
+from tournaments.exports.restore import check_record, check_seal
+from tournaments.models import Game, Player, RecordImport, Tournament
 
 from . import sources
 from .record import render_record
@@ -72,6 +79,8 @@ class RecordParser(BaseParser):
         raw = stream.read(MAX_RECORD_BYTES + 1) if stream is not None else b""
         if len(raw) > MAX_RECORD_BYTES:
             raise ServiceError("too_large", f"a game record is at most {MAX_RECORD_BYTES} bytes", status=413)
+        if parser_context and parser_context.get("request") is not None:
+            parser_context["request"].record_bytes = len(raw)  # a large record is played back by the worker
         try:
             return load_json(raw.decode("utf-8"))
         except TooDeep as error:
@@ -216,16 +225,28 @@ class RecordImportView(APIView):
     @extend_schema(
         request=OpenApiTypes.OBJECT,
         responses={
-            201: OpenApiTypes.OBJECT,
+            201: OpenApiResponse(OpenApiTypes.OBJECT, description="Played back at once: the new game "
+                                 "(tournament, game, number, status, rounds, players, record_seal)"),
+            202: OpenApiResponse(OpenApiTypes.OBJECT, description="A record above ARBITER_RECORD_INLINE_BYTES: "
+                                 "checked, kept and queued for the worker; follow GET /api/imports/{id} (url)"),
             **{code: _ERRORS[code] for code in (400, 401, 403, 404, 409, 413)},
         },
         tags=["sheets and exports"],
         operation_id="tournament_import_record",
-        description="Play a game record (GET .../exports/record.json) back as a new game of this tournament.",
+        description="Play a game record (GET .../exports/record.json) back as a new game of this tournament. "
+        "Its shape and seal are checked first (400 bad_record, bad_seed, bad_seal: nothing imported). A record "
+        "larger than ARBITER_RECORD_INLINE_BYTES is played back by the worker: 202 with the job to follow.",
     )
     def post(self, request, tournament_id: int):
         tournament = _tournament(tournament_id)
-        game = restore_record(record=request.data, tournament=tournament, actor=request.user)
+        record = request.data
+        check_record(record)
+        check_seal(record)
+        size = getattr(request, "record_bytes", None) or int(request.META.get("CONTENT_LENGTH") or 0)
+        if size > inline_bytes():
+            job = queue_import(record=record, tournament=tournament, actor=request.user, size=size)
+            return Response(job_body(job), status=202, headers={"Location": f"/api/imports/{job.pk}"})
+        game = restore_record(record=record, tournament=tournament, actor=request.user)
         return Response(
             {
                 "tournament": tournament.pk,
@@ -234,6 +255,27 @@ class RecordImportView(APIView):
                 "status": game.status,
                 "rounds": game.rounds.filter(status="closed").count(),
                 "players": Player.objects.in_game(game).count(),
+                "record_seal": game.record_seal,
             },
             status=201,
         )
+
+
+class RecordImportJobView(APIView):
+    """A record played back by the worker: its progress, then the game made or the refusal. Seen by the
+    arbitrator who sent it (and superusers); anyone else is told there is no such import."""
+
+    permission_classes = [IsArbitrator]
+
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT, **{code: _ERRORS[code] for code in (401, 403, 404)}},
+        tags=["sheets and exports"],
+        operation_id="record_import_job",
+        description="status queued, running, done (game: the new game's id) or refused (error: code, message, "
+        "fields, as the import's own refusal); players and rounds: done of total.",
+    )
+    def get(self, request, job_id):
+        job = RecordImport.objects.select_related("game").filter(pk=job_id).first()
+        if job is None or not (job.actor_id == request.user.pk or request.user.is_superuser):
+            raise NotFound("import_not_found", f"no record import {job_id}")
+        return Response(job_body(job))
