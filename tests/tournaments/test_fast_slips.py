@@ -51,9 +51,12 @@ def test_a_players_slip_is_served_before_django_with_the_apis_answers(hall):
     slip = Slip.objects.get(round=hall["round"], player=ann, current=True)
     slip_fields = {"id": slip.pk, "round": 1, "player": ann.pk, "word": "MELANIC", "ref": "H4", "score": 78,
                    "key": "a1", "seq": 5, "received_at": slip.received_at.isoformat(), "entered_by": None}
+    receipt = body.pop("receipt")
     assert body == {**slip_fields, "replayed": False, "replaced": None}
+    assert receipt["slip"] == slip.pk and receipt["received_at"] == slip_fields["received_at"]
     # The same key again: the first slip, 200, marked replayed; with another content: 409 key_reused.
-    assert post(hall["url"], {**TOP, "key": "a1", "seq": 5}, token)[:3:2] == (200, {**body, "replayed": True})
+    assert post(hall["url"], {**TOP, "key": "a1", "seq": 5}, token)[:3:2] == (200, {**body, "replayed": True,
+                                                                                "receipt": receipt})
     status, _, error = post(hall["url"], {**TOP, "score": 70, "key": "a1"}, token)
     assert (status, error["error"]["code"]) == (409, "key_reused")
     # An older slip than the one held: 409 stale_slip with the held slip, as the API says it.
@@ -71,9 +74,9 @@ def test_a_replayed_key_whose_slip_was_replaced_answers_the_slip_held_now(hall):
                                                            "seq": 2}, token))
     (status, _, replay), fast_count = served(lambda: post(hall["url"], {**TOP, "key": "r1", "seq": 1}, token))
     assert (status, fast_count) == (200, 1)
-    plain = {k: v for k, v in second.items() if k not in ("replayed", "replaced")}
-    assert replay == {**plain, "replayed": True,
-                      "replaced": {k: v for k, v in first.items() if k not in ("replayed", "replaced")}}
+    plain = {k: v for k, v in second.items() if k not in ("replayed", "replaced", "receipt")}
+    assert replay == {**plain, "replayed": True, "receipt": second["receipt"],
+                      "replaced": {k: v for k, v in first.items() if k not in ("replayed", "replaced", "receipt")}}
     assert Slip.objects.get(round=hall["round"], player=ann, current=True).pk == second["id"]
     assert Slip.objects.filter(round=hall["round"], player=ann).count() == 2
 

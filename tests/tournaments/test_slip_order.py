@@ -159,7 +159,7 @@ def test_api_a_late_older_slip_gets_409_stale_slip_with_the_held_slip(api_game):
     )
     assert "newer slip is already held" in error["message"]
     # The held slip, exactly as it was answered (without the answer's own replayed/replaced marks).
-    assert error["fields"]["slip"] == {k: v for k, v in b.items() if k not in ("replayed", "replaced")}
+    assert error["fields"]["slip"] == {k: v for k, v in b.items() if k not in ("replayed", "replaced", "receipt")}
     assert isinstance(error["fields"]["seq"], list) and error["fields"]["seq"]
 
     # Nothing changed: the server holds B, and A was never stored.
@@ -172,7 +172,7 @@ def test_api_a_late_older_slip_gets_409_stale_slip_with_the_held_slip(api_game):
 
 
 def _plain(answer: dict) -> dict:
-    return {k: v for k, v in answer.items() if k not in ("replayed", "replaced")}
+    return {k: v for k, v in answer.items() if k not in ("replayed", "replaced", "receipt")}
 
 
 def test_api_a_replay_of_a_replaced_key_answers_200_with_the_slip_held_now(api_game):
@@ -188,7 +188,7 @@ def test_api_a_replay_of_a_replaced_key_answers_200_with_the_slip_held_now(api_g
     b = expect(seat.client.post(url, {**SLIP_B, "key": "b", "seq": 11}, format="json"), 201)
     # A's key again once B replaced it: B, the slip that counts, with A under "replaced"; nothing written.
     replay = expect(seat.client.post(url, {**SLIP_A, "key": "a", "seq": 10}, format="json"), 200)
-    assert replay == {**_plain(b), "replayed": True, "replaced": _plain(a)}
+    assert replay == {**_plain(b), "replayed": True, "replaced": _plain(a), "receipt": b["receipt"]}
     assert expect(seat.client.get(game.url("/me")), 200)["slip"]["id"] == b["id"]
     assert Slip.objects.filter(round__game_id=game.id).count() == 2
     # Corrected by the arbitrator: the correction is what counts, for A's key and B's alike.

@@ -545,6 +545,40 @@ class SlipSerializer(serializers.Serializer):
         return slip.entered_by.get_username() if slip.entered_by_id else None
 
 
+class SealSerializer(serializers.Serializer):
+    alg = serializers.CharField(help_text="ed25519")
+    key = serializers.CharField(help_text="The signing server's public key (base64url, 32 bytes).")
+    sig = serializers.CharField(help_text="The signature over the receipt's other fields as canonical JSON.")
+
+
+class ReceiptSerializer(serializers.Serializer):
+    """A slip's receipt, sealed by the server (tournaments/receipts.py)."""
+
+    v = serializers.IntegerField()
+    game = serializers.IntegerField()
+    round = serializers.IntegerField()
+    player = serializers.IntegerField()
+    slip = serializers.IntegerField()
+    word = serializers.CharField()
+    ref = serializers.CharField(allow_blank=True)
+    score = serializers.IntegerField(allow_null=True)
+    key = serializers.CharField()
+    seq = serializers.IntegerField(allow_null=True)
+    received_at = serializers.CharField(help_text="When the slip's last byte arrived (ISO 8601).")
+    seal = SealSerializer()
+
+
+class ReceiptCheckSerializer(serializers.Serializer):
+    """What a receipt shown in a dispute proves (POST /api/games/{id}/receipts/check)."""
+
+    valid = serializers.BooleanField(help_text="Sealed by this server or one it trusts, and unaltered.")
+    signer = serializers.ChoiceField(choices=["this_server", "trusted", "unknown_key", "forged"])
+    on_record = serializers.BooleanField(help_text="The slip it names is held as it says.")
+    current = serializers.BooleanField(allow_null=True, help_text="Whether that slip still counts (null: none).")
+    differences = serializers.ListField(child=serializers.CharField(), help_text="The fields that differ.")
+    receipt = serializers.DictField(allow_null=True)
+
+
 @dataclasses.dataclass(frozen=True)
 class SlipAnswer:
     """A slip handed in: the slip that counts for the player now, whether the key was already known, and the
@@ -567,11 +601,17 @@ class SlipAnswerSerializer(SlipSerializer):
         "it); the fields above are then the slip that counts. Null otherwise.",
     )
 
+    receipt = ReceiptSerializer(help_text="The slip that counts, its arrival and round, sealed by the server: "
+                                "the player keeps it, and the console checks it in a dispute.")
+
     def to_representation(self, answer: SlipAnswer) -> dict:
+        from tournaments.receipts import receipt_for
+
         return {
             **SlipSerializer(answer.slip).data,
             "replayed": answer.replayed,
             "replaced": None if answer.replaced is None else SlipSerializer(answer.replaced).data,
+            "receipt": receipt_for(answer.slip),
         }
 
 
@@ -780,6 +820,13 @@ class MySlipSerializer(serializers.Serializer):
     key = serializers.CharField()
     seq = serializers.IntegerField(allow_null=True)
     received_at = IsoDateTimeField()
+    receipt = serializers.SerializerMethodField()
+
+    @extend_schema_field(ReceiptSerializer)
+    def get_receipt(self, slip) -> dict:
+        from tournaments.receipts import receipt_for
+
+        return receipt_for(slip)
 
 
 class MeSerializer(BodySerializer):

@@ -28,6 +28,7 @@ urlpatterns = [
     path("games/<int:game_id>/rounds/<int:number>/complete", views.RoundCompleteView.as_view(),
          name="api-round-complete"),
     path("games/<int:game_id>/rounds/<int:number>/slips", views.SlipsView.as_view(), name="api-round-slips"),
+    path("games/<int:game_id>/receipts/check", views.ReceiptCheckView.as_view(), name="api-receipt-check"),
     path("games/<int:game_id>/rounds/<int:number>/pause", incidents.RoundPauseView.as_view(), name="api-round-pause"),
     path("games/<int:game_id>/rounds/<int:number>/resume", incidents.RoundResumeView.as_view(),
          name="api-round-resume"),

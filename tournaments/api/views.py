@@ -37,7 +37,6 @@ from tournaments.api.permissions import (
 )
 from tournaments.api.throttles import (
     AuthRateThrottle,
-    JoinFailureAllThrottle,
     JoinFailureThrottle,
     SlipRateThrottle,
 )
@@ -214,12 +213,13 @@ class GamePlayersView(ApiView):
 
 
 class JoinView(ApiView):
-    """Join with the game's code. Only wrong codes count against an address (and against all addresses
-    together): a hall joining through one address is never slowed by its own successful joins."""
+    """Join with the game's code. Only wrong codes count against an address, counted before they are
+    answered (past the limit: 429, not 404); a hall joining through one address is never slowed by its own
+    successful joins, and no spray of wrong codes from other addresses can hold it up."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
-    throttle_classes = [JoinFailureThrottle, JoinFailureAllThrottle]
+    throttle_classes = [JoinFailureThrottle]
 
     @extend_schema(request=s.JoinSerializer, responses=answers({201: s.RegisteredPlayerSerializer}, 400, 404, 409, 429))
     def post(self, request):
@@ -229,8 +229,9 @@ class JoinView(ApiView):
                                                  table=data.get("table"))
         except NotFound as error:
             if error.code == "unknown_join_code":
-                for throttle in self.get_throttles():
-                    throttle.record_failure(request, self)
+                throttles = self.get_throttles()
+                if not all([throttle.record_failure(request, self) for throttle in throttles]):
+                    self.throttled(request, max(throttle.wait() for throttle in throttles))
             raise
         return Response(registered(player, token), status=status.HTTP_201_CREATED)
 

@@ -1,7 +1,19 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from tournaments.web.console import game, incidents, pages, paper, players, results, slips, tokens, training
+from tournaments.web.console import (
+    game,
+    incidents,
+    logbook,
+    pages,
+    paper,
+    players,
+    receipts,
+    results,
+    slips,
+    tokens,
+    training,
+)
 from tournaments.web.forms import ArbitratorLoginForm
 
 urlpatterns = [
@@ -34,6 +46,8 @@ urlpatterns = [
     path("games/<int:game_id>/rounds/<int:number>/cancel/", incidents.round_cancel, name="console-round-cancel"),
     path("games/<int:game_id>/rounds/<int:number>/rack/", incidents.round_fix_rack, name="console-round-rack"),
     path("games/<int:game_id>/arbitrators/", incidents.arbitrators_page, name="console-arbitrators"),
+    path("games/<int:game_id>/log/", logbook.log_page, name="console-log"),
+    path("games/<int:game_id>/receipt/", receipts.receipt_page, name="console-receipt"),
     path("games/<int:game_id>/arbitrators/set/", incidents.arbitrator_set, name="console-arbitrator-set"),
     path("games/<int:game_id>/rounds/", results.rounds_page, name="console-rounds"),
     path("games/<int:game_id>/rounds/<int:number>/", results.round_page, name="console-round"),

@@ -124,6 +124,7 @@ def phone_texts() -> dict[str, str]:
         "points": _("%(n)s points"),
         "no_score": _("no score written"),
         "received_at": _("received at %(time)s"),
+        "sealed": _("sealed by the server: %(code)s"),
         "you_hold": _("Your slip: %(word)s at %(ref)s, %(score)s"),
         "replace": _("Replace my slip"),
         "submit": _("Hand in my slip"),

@@ -183,6 +183,14 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
     line.append(wordElement(accepted.word, { blankLabel: T.blank }), ` · ${accepted.ref || "—"} · ${score}`);
     text.append(line);
     if (when) text.append(document.createElement("br"), fmt(T.received_at, { time: when }));
+    const sealed = $("receipt-sealed");
+    sealed.hidden = !accepted.receipt;
+    if (accepted.receipt) {
+      // The server's seal: a short code to read out, and the whole receipt to show an arbitrator.
+      const sig = accepted.receipt.seal.sig;
+      text.append(document.createElement("br"), fmt(T.sealed, { code: `${sig.slice(0, 4)}-${sig.slice(4, 8)}` }));
+      $("receipt-json").value = JSON.stringify(accepted.receipt);
+    }
     $("receipt").hidden = false;
   }
 

@@ -73,6 +73,7 @@ export function setupPlay() {
       if (held && body.round === info.round && info.round_status === "open" && !form.pending()) {
         form.hold({
           word: held.word, ref: held.ref, score: held.score ?? null, received_at: held.received_at, seq: held.seq,
+          receipt: held.receipt,
         });
       }
     } catch {

@@ -1,0 +1,75 @@
+"""A player's signed receipt: the slip the server holds, the moment it arrived (its last byte) and the round,
+sealed by the server (tournaments/seal.py, Ed25519).
+
+The phone keeps the receipt of its slip. In a dispute ("I handed in MELANIC in time"), the player shows it and
+the console checks it: whether the seal is this server's (or a server it trusts) and sound, and whether the
+slip it names is on record as it says. A receipt cannot be made or altered without the server's key, so a
+sound one proves what the server accepted, and when.
+"""
+
+from __future__ import annotations
+
+from tournaments import seal
+from tournaments.formats import iso
+from tournaments.models import Game, Slip
+
+VERSION = 1
+FIELDS = ("v", "game", "round", "player", "slip", "word", "ref", "score", "key", "seq", "received_at")
+
+
+def _content(slip: Slip) -> dict:
+    return {
+        "v": VERSION,
+        "game": slip.round.game_id,
+        "round": slip.round.number,
+        "player": slip.player_id,
+        "slip": slip.pk,
+        "word": slip.word,
+        "ref": slip.ref,
+        "score": slip.claimed,
+        "key": slip.key,
+        "seq": slip.seq,
+        "received_at": iso(slip.received_at),
+    }
+
+
+def receipt_for(slip: Slip) -> dict:
+    """The receipt of a slip held by the server: its content and the server's seal over it."""
+    content = _content(slip)
+    return {**content, "seal": seal.sign(content)}
+
+
+def receipt_check(*, game: Game, receipt) -> dict:
+    """What a receipt shown in a dispute proves, for the game's arbitrators.
+
+    ``valid``: the seal is sound and the signer is this server or one it trusts; ``signer``: ``this_server``,
+    ``trusted``, ``unknown_key`` or ``forged`` (malformed, or the content does not match its seal);
+    ``on_record``: the slip it names is held for the same player, round, word, reference, score and arrival
+    (``differences`` lists the fields that differ; a slip since replaced by the player's newer one, or
+    corrected, is still on record as it was handed in, with ``current`` false).
+    """
+    if not isinstance(receipt, dict):
+        return {"valid": False, "signer": "forged", "on_record": False, "differences": [], "receipt": None,
+                "current": None}
+    content = {name: receipt.get(name) for name in FIELDS}
+    try:
+        signer = seal.verify(content, receipt.get("seal"))
+    except seal.BadSeal:
+        signer = "forged"
+    valid = signer in (seal.THIS_SERVER, seal.TRUSTED)
+    answer = {"valid": valid, "signer": signer, "on_record": False, "differences": [], "current": None,
+              "receipt": content}
+    if not valid or content["game"] != game.pk:
+        if valid:
+            answer["differences"] = ["game"]
+        return answer
+    slip = (Slip.objects.filter(pk=content["slip"] if isinstance(content["slip"], int) else None,
+                                round__game=game).select_related("round").first())
+    if slip is None:
+        answer["differences"] = ["slip"]
+        return answer
+    held = _content(slip)
+    answer["differences"] = [name for name in FIELDS if held[name] != content[name]]
+    answer["on_record"] = not answer["differences"]
+    answer["current"] = slip.current
+    return answer
