@@ -33,7 +33,9 @@ Run from the repository, PostgreSQL (trust auth) and Redis on 127.0.0.1:
     .venv/bin/python bench/festival.py --players 100 --listeners 30          # a quick check (about a minute)
     .venv/bin/python bench/festival.py --wait-quiet 600                      # 1,000 players, 300 listeners
     DB_POOL_MAX_SIZE=20 .venv/bin/python bench/festival.py --round-seconds 60 --window 15
-Options: --players 1000 --listeners 300 --round-seconds 40 --window 10 --concurrency 20 --grace 5
+Options: --players 1000 --listeners 300 --round-seconds 40 --window 10 --concurrency 20 --grace 5 --slow 0
+(connections that hold a slip's headers with no body and no credentials through the round, reconnecting
+when the server cuts them off)
 --timeout 300 --seed N --database arbiter_festival --redis-db 5 --workers 2 --no-access-log (uvicorn's access
 log is on by default, as in production) --wait-quiet S (wait for other work on the machine to end: the
 client and the servers share its cores, so any other load skews every figure) --client-nice -5 (the client's
@@ -792,6 +794,31 @@ async def hand_in(port: int, game_id: int, player: Player, deadline: float, cuto
     player.final = f"gave up after {MAX_SLIP_ATTEMPTS} attempts"
 
 
+async def hold_slow(port: int, path: str, until: float, cut: list, opened: list) -> None:
+    """One slow client: a POST's request line and headers with no credentials and no body, held until the
+    server cuts it off; then again, until ``until`` (an attacker reconnects). Each cut is recorded as (status
+    line, seconds held)."""
+    head = (f"POST {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: 300\r\n\r\n").encode()
+    while time.time() < until:
+        try:
+            reader, writer = await asyncio.open_connection(HOST, port)
+        except OSError:
+            await asyncio.sleep(0.5)
+            continue
+        began = time.monotonic()
+        opened.append(began)
+        try:
+            writer.write(head)
+            await writer.drain()
+            line = await asyncio.wait_for(reader.readline(), max(0.1, until - time.time()))
+            cut.append((line.decode("latin-1").strip() or "closed", time.monotonic() - began))
+        except (TimeoutError, OSError):
+            pass
+        finally:
+            writer.close()
+
+
 async def watch_close(api: Api, game_id: int, deadline: float, until: float, sending_done: asyncio.Event) -> dict:
     """Poll /live from the deadline until round 1 is closed, then the arbitrator's round detail until it
     carries the results; then /live again, until every slip request has ended, to note each later change of
@@ -913,6 +940,11 @@ async def festival(args, port: int, password: str, services: Services, db_check,
     for player in joined:
         player.send_at = deadline - window + rng.random() * window * 0.9999
     sending = [asyncio.ensure_future(hand_in(port, game_id, p, deadline, cutoff, rng)) for p in joined]
+    slow_cut: list = []
+    slow_opened: list = []
+    slow_path = f"/api/games/{game_id}/rounds/1/slips"
+    slow = [asyncio.ensure_future(hold_slow(port, slow_path, cutoff, slow_cut, slow_opened))
+            for _ in range(args.slow)]
     cpu_account = CpuAccount({name: proc.pid for name, proc in services.procs.items()})
 
     async def first_cpu_mark():
@@ -934,6 +966,9 @@ async def festival(args, port: int, password: str, services: Services, db_check,
         player.final = player.final or "unfinished at the bench's limit"
     sending_done.set()
     close = await closing
+    for task in slow:
+        task.cancel()
+    await asyncio.gather(*slow, return_exceptions=True)
     await cpu_start_mark
     await asyncio.to_thread(cpu_account.snapshot)  # the slips have ended and the results are shown
 
@@ -1050,6 +1085,13 @@ async def festival(args, port: int, password: str, services: Services, db_check,
           "| web processes' threads")
     for line in timeline(joined, deadline, db_watch, close):
         print("    " + line)
+
+    if args.slow:
+        held = [seconds for _, seconds in slow_cut]
+        print(f"slow clients: {args.slow} held a POST's headers with no body and no credentials from the round's "
+              f"start to the deadline + {args.grace:g} s: {len(slow_opened)} connections, {len(slow_cut)} cut off by "
+              f"the server ({counts(Counter(line.split(' ', 2)[1] if ' ' in line else line for line, _ in slow_cut))}) "
+              f"after {spread(held)}")
 
     # ---- live streams
     told = [listener.seen[(1, "closed")] - deadline for listener in live if (1, "closed") in listener.seen]
@@ -1189,6 +1231,8 @@ def main() -> None:
     parser.add_argument("--database", default="arbiter_festival")
     parser.add_argument("--redis-db", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2, help="uvicorn workers")
+    parser.add_argument("--slow", type=int, default=0,
+                        help="slow clients holding a slip's headers with no body through the round (reconnecting)")
     parser.add_argument("--no-access-log", action="store_true", help="uvicorn without its access log")
     parser.add_argument("--pg-log", default=None,
                         help="PostgreSQL's log file (default: /var/log/postgresql/postgresql-*.log when readable)")
@@ -1201,6 +1245,8 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.players <= MAX_PLAYERS or not 0 <= args.listeners <= MAX_LISTENERS:
         raise SystemExit(f"--players 1..{MAX_PLAYERS}, --listeners 0..{MAX_LISTENERS}")
+    if not 0 <= args.slow <= 1000:
+        raise SystemExit("--slow 0..1000")
     if not 10 <= args.round_seconds <= 600 or not 0 < args.window or not 1 <= args.concurrency <= 200:
         raise SystemExit("--round-seconds 10..600, --window > 0, --concurrency 1..200")
     if not 0 <= args.grace <= 60 or not 30 <= args.timeout <= 3600 or not 1 <= args.workers <= 8:
@@ -1214,7 +1260,7 @@ def main() -> None:
     check_local(REDIS_BASE)
     sys.path.insert(0, str(ROOT))
 
-    wanted_files = (args.players + args.listeners) * 2 + 500
+    wanted_files = (args.players + args.listeners + args.slow) * 2 + 500
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     limit = min(hard, max(soft, wanted_files)) if hard != resource.RLIM_INFINITY else max(soft, wanted_files)
     resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
@@ -1273,7 +1319,8 @@ def main() -> None:
                                     "get_user_model().objects.create_user('festival', password="
                                     "os.environ['FESTIVAL_PASSWORD'], is_staff=True)"], timeout=60)
         web = ["-m", "uvicorn", "arbiter.asgi:application", "--host", HOST, "--port", str(port),
-               "--workers", str(args.workers)] + (["--no-access-log"] if args.no_access_log else [])
+               "--workers", str(args.workers), "--http", "arbiter.server:GuardedHTTPProtocol",
+               "--timeout-keep-alive", "5"] + (["--no-access-log"] if args.no_access_log else [])
         web_proc = services.start("web", web)
         services.start("worker", ["-m", "celery", "-A", "arbiter", "worker", "--loglevel", "info",
                                   "--concurrency", "2", "--hostname", f"festival-{port}@%h"])
