@@ -172,6 +172,29 @@ def test_a_later_game_finds_its_players_by_id_never_by_name(make_tournament, arb
     assert totals(copy.tournament) == totals(tournament)
 
 
+def test_two_players_of_one_name_stay_two_in_a_later_game(make_tournament, arbitrator):
+    """No late slip here: only the names are at stake (restored by name, the two Anns' totals merged)."""
+    tournament = make_tournament(name="Namesakes")
+    first = services.game_create(tournament=tournament, seed=21)
+    for table, name in ((1, "Ann"), (2, "Ann"), (3, "Bob")):
+        services.player_register(game=first, name=name, table=table)
+    start = timezone.now().replace(microsecond=0) - timedelta(minutes=20)
+    rnd = services.round_start(round=services.round_draw(game=first, rack="ACEILMN", actor=arbitrator),
+                               actor=arbitrator, now=start)
+    players = {p.table: p for p in Player.objects.in_game(first)}
+    services.slip_submit(round=rnd, player=players[2], **_slip("y2"), now=start + timedelta(seconds=5))
+    services.round_close(round=rnd, actor=arbitrator, now=rnd.deadline)
+    services.game_end(game=first, actor=arbitrator)
+    second = play_second_game(tournament, arbitrator)
+
+    copy = restore_record(record=export_record(first), actor=arbitrator)
+    later = restore_record(record=export_record(second), tournament=copy.tournament, actor=arbitrator)
+
+    assert _by_table(later)["totals"] == _by_table(second)["totals"]
+    assert sorted(row["total"] for row in selectors.tournament_standings(tournament=copy.tournament)) == sorted(
+        row["total"] for row in selectors.tournament_standings(tournament=tournament))
+
+
 def test_a_record_restored_into_its_own_tournament_keeps_two_players_of_one_name(make_tournament, arbitrator,
                                                                                  assistant):
     tournament = make_tournament(name="Same place")
@@ -239,3 +262,40 @@ def test_a_record_sealed_by_another_server_is_imported_as_unknown_or_trusted(mak
     settings.ARBITER_TRUSTED_SIGNING_KEYS = [other_key]
     game = restore_record(record=json.loads(json.dumps(foreign)), actor=arbitrator)
     assert game.record_seal == "trusted"
+
+
+# --------------------------------------------------------------------------------------------------
+# What would stop the database or the clock halfway: a clear 400, nothing imported
+
+
+def _set_name(record: dict, name: str) -> None:
+    record["players"][0]["name"] = name
+
+
+@pytest.mark.parametrize(("change", "code", "field"), [
+    (lambda r: r["players"][0].update({"name\x00": "x"}), "bad_record", "players"),
+    (lambda r: _set_name(r, "Ann\x00Lee"), "bad_record", "players"),
+    (lambda r: r["rounds"][0]["slips"][0].update(key="a\ud800"), "bad_record", "rounds"),
+    (lambda r: r["rounds"][0].update(started_at="9999-12-31T23:59:00+00:00"), "bad_record", "rounds"),
+    (lambda r: r["rounds"][1]["incidents"].append({"action": "pause", "at": "9999-12-31T23:59:59"}), "bad_record",
+     "record"),
+    (lambda r: r["game"].update(seed=-1), "bad_seed", "seed"),
+    (lambda r: r["game"].update(seed=2**63), "bad_seed", "seed"),
+    (lambda r: _set_name(r, "\u0301\u0308\u0301"), "name_required", "name"),
+], ids=["nul-in-key", "nul-in-name", "lone-surrogate", "year-9999", "incident-in-9999", "seed-minus-one", "seed-too-large",
+        "only-combining-marks"])
+def test_a_record_the_database_could_not_hold_is_refused_with_a_clear_400(make_tournament, arbitrator, assistant,
+                                                                          arbitrator_client, change, code, field):
+    original = play_first_game(make_tournament(name="Probe"), arbitrator, assistant)
+    record = json.loads(json.dumps(export_record(original)))
+    change(record)
+    del record["seal"]  # edited: what is refused is the content
+    counts = Tournament.objects.count(), Game.objects.count(), Player.objects.count(), Round.objects.count()
+    body = json.dumps(record, ensure_ascii=True)  # \u0000 and \ud800 escaped, as a client sends them
+    response = arbitrator_client.post(f"/api/tournaments/{original.tournament_id}/imports/record", body,
+                                      content_type="application/json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] == code and field in error["fields"], error
+    assert (Tournament.objects.count(), Game.objects.count(), Player.objects.count(),
+            Round.objects.count()) == counts

@@ -71,7 +71,8 @@ def _check_texts(record) -> None:
             for key, item in value.items():
                 why = _unstorable(key) if isinstance(key, str) else None
                 if why:
-                    raise _invalid(f"{where or 'the record'}: a key holds {why}", where.split(".")[0] or "record")
+                    raise _invalid(f"{where or 'the record'}: a key holds {why}",
+                                   where.split(".")[0].split("[")[0] or "record")
                 stack.append((item, f"{where}.{key}" if where else str(key)))
         elif isinstance(value, list):
             stack.extend((item, f"{where}[{index}]") for index, item in enumerate(value))
@@ -111,6 +112,11 @@ def check_record(record) -> None:
         for slip in slips + corrections:
             if not isinstance(slip, dict) or slip.get("player") not in keys:
                 raise _invalid(f"round {round['number']}: a slip names an unknown player", "rounds")
+        for name in ("drawn_at", "started_at", "deadline", "closed_at"):
+            try:
+                _when(round.get(name))
+            except (TypeError, ValueError) as error:
+                raise _invalid(f"round {round['number']}: {name}: {error}", "rounds") from None
         late = round.get("late_slips", [])
         if not isinstance(late, list) or any(not isinstance(slip, dict) or slip.get("player") not in keys
                                              or not slip.get("received_at") for slip in late):
