@@ -10,10 +10,18 @@ gives, and /healthz reports the outage. When Redis answers again, everything res
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+import math
+import os
 import threading
 import time
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
@@ -116,14 +124,17 @@ class ResilientRedisCache(RedisCache):
 
     @_guarded(_no_count)
     def count(self, key, timeout: int | None = None) -> int | None:
-        """Add one to a counter, created at 1 (expiring after ``timeout`` s from its creation): one round
-        trip, two when it is created. None when the cache cannot be reached."""
+        """Add one to a counter, created at 1 (expiring ``timeout`` s after its creation): one round trip,
+        atomic (``SET key 0 NX EX`` then ``INCR`` in one MULTI/EXEC: a counter never lives without its
+        expiry, however many processes count at once). None when the cache cannot be reached."""
         key = self.make_and_validate_key(key)
         client = self._cache.get_client(key, write=True)
-        value = int(client.incr(key))
-        if value == 1 and timeout is not None:  # a second round trip only when the counter is created
-            client.expire(key, int(timeout))
-        return value
+        if timeout is None:
+            return int(client.incr(key))
+        pipe = client.pipeline(transaction=True)
+        pipe.set(key, 0, ex=max(1, math.ceil(timeout)), nx=True)
+        pipe.incr(key)
+        return int(pipe.execute()[1])
 
     get = _guarded(_default)(RedisCache.get)
     add = _guarded(lambda *a, **k: True)(RedisCache.add)
@@ -149,15 +160,46 @@ class ResilientRedisCache(RedisCache):
 
 
 def count(cache, key, timeout: int | None = None) -> int | None:
-    """``cache.count`` where the cache has it (Redis: one round trip), else add-then-incr (the embedded
-    file cache: not atomic across processes, which a club's single laptop does not need)."""
+    """Add one to the counter ``key`` (created at 1, expiring ``timeout`` s after its creation) and give
+    its new value; ``cache.get(key)`` reads it. ``cache.count`` where the cache has it (Redis: one atomic
+    round trip). Elsewhere (the embedded file cache, whose ``incr`` is a read then a write, and would
+    restart the expiry) the count is made under a lock that holds across threads and processes
+    (``_counting``), and the counter keeps the expiry of its creation, noted beside it (``key:until``)."""
     counter = getattr(cache, "count", None)
     if counter is not None:
         return counter(key, timeout)
-    if cache.add(key, 1, timeout=timeout):
-        return 1
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired in between
-        cache.set(key, 1, timeout=timeout)
-        return 1
+    with _counting(cache):
+        now = time.time()
+        value = cache.get(key)
+        until = cache.get(f"{key}:until")
+        if value is None or (until is not None and until <= now):
+            value, until = 0, (None if timeout is None else now + timeout)
+        elif until is None and timeout is not None:  # a counter written without its expiry beside it
+            until = now + timeout
+        left = None if until is None else max(0.001, until - now)
+        cache.set(key, int(value) + 1, timeout=left)
+        if until is not None:
+            cache.set(f"{key}:until", until, timeout=left)
+        return int(value) + 1
+
+
+_counting_in_process = threading.Lock()
+
+
+@contextlib.contextmanager
+def _counting(cache):
+    """Hold the embedded cache's counters for one count: a lock of this process's threads, and an exclusive
+    ``flock`` on a file of the cache's folder for the other processes (web and worker share the folder).
+    Where ``flock`` does not exist (Windows), the threads' lock alone: one web process there."""
+    folder = getattr(cache, "_dir", None)
+    with _counting_in_process:
+        if folder is None or fcntl is None:
+            yield
+            return
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "counters.lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)

@@ -83,47 +83,62 @@ class AddressRateThrottle(ScopedRateThrottle):
 
 
 class JoinFailureThrottle(AddressRateThrottle):
-    """Wrong join codes per client address: guessing a code must be slow, but a hall of a thousand phones
-    joining through one address (venue NAT, a reverse proxy) is never held up by its successful joins.
+    """Wrong join codes per client address (an IPv6 address by its /64 network, what one subscriber gets):
+    guessing a code must be slow, but a hall of a thousand phones joining through one address (venue NAT,
+    a reverse proxy) is never held up by its successful joins, nor by anyone at other addresses.
 
-    ``allow_request`` only reads the history of failures; ``record_failure`` adds to it once a join was
-    refused for its code."""
+    A counter per address, in a window that opens with its first wrong code (``arbiter.cache.count``:
+    Redis ``INCR``, atomic; the embedded cache counts under a lock). ``allow_request`` reads it: an address
+    with ``num_requests`` wrong codes in the window is answered 429 before its code is looked at, the right
+    one too (else a guess would still tell). ``record_failure`` counts a wrong code at once, before it is
+    answered, and says whether it was still within the limit: beyond it the view answers 429 rather than
+    404, so that however many wrong codes arrive at the same moment, at most ``num_requests`` of them are
+    ever told "unknown" in a window. A right code only reads the counter.
+
+    There is no limit across all addresses: one would let a spray of wrong codes from many addresses shut
+    every hall out. The join code's length keeps guessing hopeless without it (README: Joining)."""
 
     scope = "join_failures"
+
+    def get_ident(self, request):
+        import ipaddress
+
+        address = super().get_ident(request)
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return address
+        if ip.version == 4:
+            return str(ip)
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
 
     def allow_request(self, request, view):
         if self.rate is None:
             return True
         try:
-            self.key = self.get_cache_key(request, view)
-            self.history = self.cache.get(self.key, [])
-            self.now = self.timer()
-            while self.history and self.history[-1] <= self.now - self.duration:
-                self.history.pop()
-            return len(self.history) < self.num_requests or self.throttle_failure()
+            failures = int(self.cache.get(self.get_cache_key(request, view)) or 0)
         except Exception:
             logger.warning("join guesses not counted: the cache cannot be reached", exc_info=True)
             return True
+        return failures < self.num_requests or self.throttle_failure()
 
-    def record_failure(self, request, view) -> None:
+    def record_failure(self, request, view) -> bool:
+        """Count a wrong code (atomic); False when the address is past its limit (answer 429)."""
+        from arbiter.cache import count
+
         if self.rate is None:
-            return
+            return True
         try:
-            key = self.get_cache_key(request, view)
-            now = self.timer()
-            history = [t for t in self.cache.get(key, []) if t > now - self.duration]
-            self.cache.set(key, [now, *history][: self.num_requests + 1], self.duration)
+            seen = count(self.cache, self.get_cache_key(request, view), timeout=self.duration)
         except Exception:
             logger.warning("join guess not recorded: the cache cannot be reached", exc_info=True)
+            return True
+        return seen is None or seen <= self.num_requests
 
-
-class JoinFailureAllThrottle(JoinFailureThrottle):
-    """Wrong join codes from every address together: guessers spread over many addresses are slowed too."""
-
-    scope = "join_failures_all"
-
-    def get_cache_key(self, request, view):
-        return self.cache_format % {"scope": self.scope, "ident": "all"}
+    def wait(self):
+        return float(self.duration)  # at most: the window opened with an earlier wrong code
 
 
 class AuthRateThrottle(AddressRateThrottle):

@@ -20,7 +20,10 @@ from .paper import seat_for_phone
 from .roles import require_arbitrator, require_head, require_tournament_head
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
-JOIN_CODE_LENGTH = 6
+# 32**10 = 2**50, about 1.1e15 codes. Wrong codes are limited per address only (20 a minute, no limit across
+# addresses: it would let a spray shut a hall out): 10,000 addresses guessing a whole day make 2.9e8
+# guesses, one chance in 3.9 million of finding a given game's code (with 6 letters, one in 3.7).
+JOIN_CODE_LENGTH = 10
 MAX_ROUND_SECONDS = 3600
 
 
