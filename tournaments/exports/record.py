@@ -203,6 +203,9 @@ def _record(game: Game) -> dict:
         ],
         "rounds": [_round(r, slips[r.pk], reasons, results[r.pk], late[r.pk]) for r in rounds],
         "log": _log(game, rounds),
+        # Each round's last log entry and the game's, by place and hash (tournaments/logchain.py): a copy of
+        # this record proves the log unaltered up to them (manage.py verifylog --record).
+        "log_chain": selectors.log_chain_heads(game=game),
         "standings": [
             {
                 key: row.get(key)

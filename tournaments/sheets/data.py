@@ -106,3 +106,6 @@ class GameRecord:
     )  # uppercase tile, lowercase blank
     tileset: str = "english"
     status: str = ""
+    # The arbitration log's chain heads (tournaments/logchain.py): (round number, 0 for the game's last
+    # entry; the entry's place in the chain; its SHA-256), printed so a paper copy can prove the log unaltered.
+    log_heads: tuple[tuple[int, int, str], ...] = ()

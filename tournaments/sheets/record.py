@@ -4,7 +4,7 @@ running top, then the final board."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 from reportlab.lib import colors
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import CondPageBreak, KeepTogether, Paragraph, Spacer, Table
@@ -65,6 +65,23 @@ def _rounds_table(record: GameRecord) -> Table:
     return Table(rows, colWidths=[width for _title, width in _COLUMNS], repeatRows=1, style=style, hAlign="LEFT")
 
 
+def _log_chain_story(record: GameRecord) -> list:
+    """The log's chain heads: each round's last entry and the game's, by place and SHA-256, in full (a copy
+    outside the database is only a proof if every digit of the hash is printed)."""
+    if not record.log_heads:
+        return []
+    rows = [[pgettext("sheet column: round number", "Rd"), pgettext("sheet column", "Entry"), "SHA-256"]]
+    for number, seq, digest in record.log_heads:
+        rows.append([str(number) if number else _("last"), str(seq), digest])
+    style = grid_style(numeric_from=0, numeric_to=1) + [("FONT", (2, 1), (2, -1), MONO, 7)]
+    table = Table(rows, colWidths=[30, 40, 300], repeatRows=1, style=style, hAlign="LEFT")
+    note = _("Each line is the hash of the arbitration log's last entry about the round (last: the game's last "
+             "entry). Each entry holds the hash of the one before, so the log as it stands must still pass "
+             "through these hashes: manage.py verifylog --record checks it.")
+    return [Spacer(0, 8), KeepTogether([Paragraph(typeset(_("Arbitration log chain")), _HEADING), table,
+                                        Spacer(0, 3), Paragraph(typeset(note), _NOTE)])]
+
+
 def render_record(record: GameRecord) -> bytes:
     """The game record as a PDF: the rounds, then the final board on a page of its own if need be. A game
     still in play (a provisional header) shows the board as it stands, never called final."""
@@ -102,6 +119,7 @@ def render_record(record: GameRecord) -> bytes:
                 _NOTE,
             ),
             *incidents_story(record.rounds),
+            *_log_chain_story(record),
             Spacer(0, 10),
             CondPageBreak(board.height + 30),
             KeepTogether([Paragraph(typeset(heading), _HEADING), board]),

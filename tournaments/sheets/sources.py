@@ -204,4 +204,13 @@ def game_record_sheet(game: Game) -> GameRecord:
         board=tuple(record["board"]),
         tileset=game.tournament.tileset,
         status="over" if game.status == Game.Status.OVER else "",
+        log_heads=_log_heads(game),
     )
+
+
+def _log_heads(game: Game) -> tuple[tuple[int, int, str], ...]:
+    chain = selectors.log_chain_heads(game=game)
+    heads = [(head["round"], head["seq"], head["hash"]) for head in chain["rounds"]]
+    if chain["head"]:
+        heads.append((0, chain["head"]["seq"], chain["head"]["hash"]))
+    return tuple(heads)
