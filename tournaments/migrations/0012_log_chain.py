@@ -40,7 +40,8 @@ $$;
 def chain_existing(apps, schema_editor):
     LogEntry = apps.get_model("tournaments", "LogEntry")
     postgres = schema_editor.connection.vendor == "postgresql"
-    if postgres:
+    if postgres:  # deferred foreign key checks still queued would stop ALTER TABLE: run them now
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         schema_editor.execute(
             "ALTER TABLE tournaments_logentry DISABLE TRIGGER tournaments_logentry_append_only"
         )
