@@ -1,0 +1,140 @@
+"""A record larger than ARBITER_RECORD_INLINE_BYTES is played back by the worker: the request checks it and
+answers 202 at once with a job; GET /api/imports/{id} shows its progress, then the game made or the refusal.
+
+The task runs here in this process (Celery's own apply: the embedded default has no worker in the tests), and
+through a real worker on PostgreSQL and Redis (the last test, skipped without them)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tournaments import selectors
+from tournaments.exports import export_record
+from tournaments.models import Game, RecordImport, Tournament
+
+from .stack import wait_for
+from .test_record_restore import _by_table, play_first_game
+
+STANDINGS = ("name", "table", "total", "rank")
+
+
+def _standings(game: Game) -> list[tuple]:
+    return sorted(tuple(row[key] for key in STANDINGS) for row in selectors.game_standings(game=game))
+
+
+@pytest.fixture
+def assistant(django_user_model):
+    return django_user_model.objects.create_user(username="assistant-import", password="x" * 12, is_staff=True)
+
+
+def _post(client, tournament_id: int, record: dict):
+    return client.post(f"/api/tournaments/{tournament_id}/imports/record", json.dumps(record),
+                       content_type="application/json")
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("isolated_cache")
+def test_a_large_record_is_queued_then_played_back_with_its_progress(make_tournament, arbitrator, assistant,
+                                                                      arbitrator_client, settings):
+    from tournaments.tasks import import_record
+
+    original = play_first_game(make_tournament(name="Queued"), arbitrator, assistant)
+    record = export_record(original)
+    settings.ARBITER_RECORD_INLINE_BYTES = 1000  # this record is larger
+
+    response = _post(arbitrator_client, original.tournament_id, record)
+
+    assert response.status_code == 202, response.content
+    job = response.json()
+    assert job["status"] == "queued" and response["Location"] == job["url"] == f"/api/imports/{job['id']}"
+    assert job["players"] == {"done": 0, "total": 3} and job["rounds"] == {"done": 0, "total": 2}
+    kept = RecordImport.objects.get(pk=job["id"])
+    assert Path(kept.path).is_file() and kept.size == len(json.dumps(record).encode())
+    assert not Game.objects.filter(tournament=original.tournament).exclude(pk=original.pk).exists()
+
+    assert import_record.apply(args=[job["id"]]).get() == "done"
+    assert import_record.apply(args=[job["id"]]).get() == "done"  # a second delivery does nothing
+
+    done = arbitrator_client.get(job["url"]).json()
+    assert done["status"] == "done" and done["error"] is None
+    assert done["players"] == {"done": 3, "total": 3} and done["rounds"] == {"done": 2, "total": 2}
+    game = Game.objects.get(pk=done["game"])
+    assert done["record_seal"] == game.record_seal == "this_server"
+    assert _by_table(game) == _by_table(original)
+    assert Game.objects.filter(tournament=original.tournament).count() == 2
+    assert not Path(kept.path).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("isolated_cache")
+def test_a_queued_record_that_cannot_be_played_back_ends_refused_with_nothing_imported(
+        make_tournament, arbitrator, assistant, arbitrator_client, settings):
+    from tournaments.tasks import import_record
+
+    original = play_first_game(make_tournament(name="Refused later"), arbitrator, assistant)
+    record = json.loads(json.dumps(export_record(original)))
+    record["rounds"][1].update(rack="QQQQQQQ", typed=True)
+    del record["seal"]
+    settings.ARBITER_RECORD_INLINE_BYTES = 1000
+    games = Game.objects.count()
+    job = _post(arbitrator_client, original.tournament_id, record).json()
+
+    assert import_record.apply(args=[job["id"]]).get() == "refused"
+
+    body = arbitrator_client.get(job["url"]).json()
+    assert body["status"] == "refused" and body["game"] is None
+    assert body["error"]["code"] == "not_in_bag" and body["error"]["message"]
+    assert Game.objects.count() == games
+
+
+@pytest.mark.django_db
+def test_a_record_refused_by_its_checks_is_answered_at_once_and_not_queued(make_tournament, arbitrator, assistant,
+                                                                           arbitrator_client, settings):
+    original = play_first_game(make_tournament(name="Refused at once"), arbitrator, assistant)
+    record = json.loads(json.dumps(export_record(original)))
+    record["players"][0]["name"] = "Mallory"  # the seal no longer matches
+    settings.ARBITER_RECORD_INLINE_BYTES = 1000
+    response = _post(arbitrator_client, original.tournament_id, record)
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad_seal"
+    assert not RecordImport.objects.exists()
+
+
+@pytest.mark.django_db
+def test_only_the_arbitrator_who_sent_it_follows_an_import(make_tournament, arbitrator, assistant,
+                                                          arbitrator_client, client, api_client, settings):
+    original = play_first_game(make_tournament(name="Private"), arbitrator, assistant)
+    settings.ARBITER_RECORD_INLINE_BYTES = 1000
+    job = _post(arbitrator_client, original.tournament_id, export_record(original)).json()
+    assert api_client.get(job["url"]).status_code == 401
+    client.force_login(assistant)
+    answer = client.get(job["url"])
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "import_not_found"
+    assert arbitrator_client.get("/api/imports/8d5b1c9e-0000-4000-8000-000000000000").status_code == 404
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql" or not settings.BROKER.redis_url,
+                    reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)")
+def test_a_real_worker_plays_a_queued_record_back(worker, make_tournament, arbitrator, assistant,
+                                                  arbitrator_client, settings):
+    original = play_first_game(make_tournament(name="By the worker"), arbitrator, assistant)
+    settings.ARBITER_RECORD_INLINE_BYTES = 1000
+    started = time.monotonic()
+    response = _post(arbitrator_client, original.tournament_id, export_record(original))
+    assert response.status_code == 202, response.content
+    url = response.json()["url"]
+    done = wait_for(lambda: (body := arbitrator_client.get(url).json())["status"] in ("done", "refused") and body,
+                    60)  # a bound, not a timing
+    assert done, f"the worker did not finish the import in 60 s ({time.monotonic() - started:.1f} s)"
+    assert done["status"] == "done", done
+    game = Game.objects.get(pk=done["game"])
+    assert game.tournament_id == original.tournament_id and _by_table(game) == _by_table(original)
+    assert _standings(game) == _standings(original)
+    assert Tournament.objects.filter(pk=original.tournament_id).exists()
