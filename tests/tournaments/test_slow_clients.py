@@ -235,3 +235,81 @@ def test_a_connection_whose_headers_trickle_is_closed(uvicorn_server, settings):
         sock.close()
     # A request that is whole is served as ever.
     assert request(uvicorn_server, "GET", "/healthz")[0] in (200, 503)
+
+
+# ---- behind the optional buffering proxy (docker/haproxy.cfg) ----------------------------------------------
+
+
+@pytest.fixture
+def proxy(uvicorn_server, tmp_path):
+    """HAProxy with the repository's docker/haproxy.cfg in front of the live server: (host, port)."""
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    binary = shutil.which("haproxy") or next(
+        (path for path in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if os.access(path, os.X_OK)), None)
+    if binary is None:
+        pytest.skip("needs HAProxy (apt install haproxy): the optional proxy of docker/")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = Path(__file__).resolve().parents[2] / "docker" / "haproxy.cfg"
+    env = {**os.environ, "ARBITER_WEB": f"{uvicorn_server[0]}:{uvicorn_server[1]}",
+           "PROXY_BIND": f"127.0.0.1:{port}", "PROXY_REQUEST_TIMEOUT": "5s"}
+    log = open(tmp_path / "haproxy.log", "w")
+    process = subprocess.Popen([binary, "-db", "-f", str(config)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield "127.0.0.1", port
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def test_behind_the_proxy_a_late_body_is_still_late_and_slow_clients_are_cut_by_it(proxy, open_round):
+    game, seats, deadline = open_round(seconds=3)
+    (cheat, token), (honest, honest_token) = seats
+    path = f"/api/games/{game.pk}/rounds/1/slips"
+    # A slip in time, through the proxy: accepted.
+    status, answer = request(proxy, "POST", path, {**TOP, "key": "in-time"}, token=honest_token)
+    assert status == 201, answer
+    # The late-top attack through the proxy: the proxy passes the request on only once its body is whole,
+    # after the close.
+    body = json.dumps({**TOP, "key": "after-the-tops"}).encode()
+    sleep_until(deadline - 1.0)
+    sock = head_only(proxy, path, length=len(body), token=token)
+    try:
+        time.sleep(0.5)
+        sleep_until(deadline + 0.1)
+        assert wait_closed(proxy, game)
+        sock.sendall(body)
+        status, answer = answer_of(sock)
+    finally:
+        sock.close()
+    assert (status, answer["error"]["code"]) == (409, "round_closed"), answer
+    round = Round.objects.get(game=game, number=1)
+    assert not Slip.objects.filter(round=round, player=cheat).exists()
+    assert Result.objects.get(round=round, player=cheat).paid == 0
+    assert Result.objects.get(round=round, player=honest).paid == TOP["score"]
+    # Headers with no body: cut off by the proxy at its deadline, without reaching the service.
+    sock = head_only(proxy, path)
+    try:
+        sock.settimeout(10)
+        started = time.monotonic()
+        data = sock.recv(4096)
+        assert data.startswith(b"HTTP/1.1 408"), data
+        assert 3 < time.monotonic() - started < 8  # the proxy's deadline (5 s here)
+    finally:
+        sock.close()
