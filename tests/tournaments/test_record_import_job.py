@@ -138,3 +138,61 @@ def test_a_real_worker_plays_a_queued_record_back(worker, make_tournament, arbit
     assert game.tournament_id == original.tournament_id and _by_table(game) == _by_table(original)
     assert _standings(game) == _standings(original)
     assert Tournament.objects.filter(pk=original.tournament_id).exists()
+
+
+# --------------------------------------------------------------------------------------------------
+# The console's form
+
+
+def _upload(record: dict, name: str = "record.json"):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(name, json.dumps(record).encode(), content_type="application/json")
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("isolated_cache")
+def test_the_console_restores_a_small_record_and_the_game_says_whose_seal_it_bore(make_tournament, arbitrator,
+                                                                                   assistant, console):
+    original = play_first_game(make_tournament(name="Console restore"), arbitrator, assistant)
+    url = f"/console/tournaments/{original.tournament_id}/restore/"
+    assert 'href="' + url + '"' in console.get(f"/console/tournaments/{original.tournament_id}/").content.decode()
+    response = console.post(url, {"file": _upload(export_record(original))})
+    assert response.status_code == 302, response.content[:2000]
+    game = Game.objects.get(pk=int(response["Location"].rstrip("/").rsplit("/", 1)[1]))
+    assert game.record_seal == "this_server"
+    page = console.get(response["Location"]).content.decode()
+    assert 'id="game-restored" data-seal="this_server"' in page and "Restored from a record sealed by this server" in page
+
+    unsigned = json.loads(json.dumps(export_record(original)))
+    del unsigned["seal"]
+    page = console.get(console.post(url, {"file": _upload(unsigned)})["Location"]).content.decode()
+    assert "Restored from an unsigned record" in page
+
+    edited = json.loads(json.dumps(export_record(original)))
+    edited["players"][1]["name"] = "Mallory"
+    games = Game.objects.count()
+    refused = console.post(url, {"file": _upload(edited)})
+    assert refused.status_code == 400 and "changed after it was sealed" in refused.content.decode()
+    assert Game.objects.count() == games
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("isolated_cache")
+def test_the_console_follows_a_large_record_played_back_by_the_worker(make_tournament, arbitrator, assistant,
+                                                                      console, settings):
+    from tournaments.tasks import import_record
+
+    original = play_first_game(make_tournament(name="Console job"), arbitrator, assistant)
+    settings.ARBITER_RECORD_INLINE_BYTES = 1000
+    response = console.post(f"/console/tournaments/{original.tournament_id}/restore/",
+                            {"file": _upload(export_record(original))})
+    assert response.status_code == 302 and response["Location"].startswith("/console/imports/")
+    page = console.get(response["Location"]).content.decode()
+    assert 'data-status="queued"' in page and 'http-equiv="refresh"' in page and "0 / 3" in page
+    job_id = response["Location"].rstrip("/").rsplit("/", 1)[1]
+    assert import_record.apply(args=[job_id]).get() == "done"
+    page = console.get(response["Location"]).content.decode()
+    game = RecordImport.objects.get(pk=job_id).game
+    assert 'data-status="done"' in page and 'http-equiv="refresh"' not in page and "3 / 3" in page
+    assert f'href="/console/games/{game.pk}/"' in page

@@ -3,6 +3,7 @@ from django.urls import path
 
 from tournaments.web.console import (
     game,
+    imports,
     incidents,
     logbook,
     pages,
@@ -28,6 +29,8 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/", pages.tournament_page, name="console-tournament"),
     path("tournaments/<int:tournament_id>/games/new/", pages.game_create, name="console-game-create"),
     path("lexicons/import/", pages.lexicon_import, name="console-lexicon-import"),
+    path("tournaments/<int:tournament_id>/restore/", imports.record_import, name="console-record-import"),
+    path("imports/<uuid:job_id>/", imports.import_job, name="console-import-job"),
     path("tokens/", tokens.api_tokens_page, name="console-api-tokens"),
     path("tokens/revoke-all/", tokens.api_tokens_revoke_all, name="console-api-tokens-revoke-all"),
     path("tokens/<str:token_id>/revoke/", tokens.api_token_revoke, name="console-api-token-revoke"),
