@@ -30,3 +30,14 @@ def warm_up_search(**_):
     from engine.movegen import warm_up_in_background
 
     return warm_up_in_background()
+
+
+@signals.worker_ready.connect
+def start_heartbeat(**_):
+    """The worker's main process, once ready to take tasks, writes its heartbeat in the shared cache every
+    ARBITER_WORKER_HEARTBEAT_SECONDS (arbiter/heartbeat.py: /healthz reports a silent worker)."""
+    from django.conf import settings
+
+    from arbiter.heartbeat import start_beating
+
+    return start_beating(settings.ARBITER_WORKER_HEARTBEAT_SECONDS)

@@ -1,7 +1,11 @@
-"""``/healthz``: is the database reachable, is the broker reachable, is the shared cache reachable.
+"""``/healthz``: is the database reachable, is the broker reachable, is the shared cache reachable, does
+the Celery worker beat.
 
 A cache outage is reported (503) with the changes this process could not tell yet; the service keeps
-saving changes meanwhile and serves the pages from the database alone."""
+saving changes meanwhile and serves the pages from the database alone. A worker silent for longer than
+ARBITER_WORKER_SILENT_SECONDS is reported too (503, ``"worker": {"state": "silent", "age": ...}``): the
+web processes go on, but tops, the sweep of overdue rounds and record imports wait for a worker
+(arbiter/heartbeat.py; ``make run`` restarts its worker, compose restarts the container)."""
 
 from django.db import connection
 from django.http import JsonResponse
@@ -44,17 +48,20 @@ def _cache_ok() -> tuple[bool, str]:
 
 def healthz(request):
     from arbiter.cache import outage
+    from arbiter.heartbeat import worker_state
     from tournaments.versions import untold
 
     db_up, db_detail = _database_ok()
     broker_up, broker_detail = _broker_ok()
     cache_up, cache_detail = _cache_ok()
-    up = db_up and broker_up and cache_up
+    worker = worker_state()
+    up = db_up and broker_up and cache_up and worker["up"] is not False
     body = {
         "status": "ok" if up else "unavailable",
         "database": {"up": db_up, "detail": db_detail},
         "broker": {"up": broker_up, "detail": broker_detail},
         "cache": {"up": cache_up, "detail": cache_detail, "failures": outage.failures,
                   "changes_not_yet_told": len(untold)},
+        "worker": worker,
     }
     return JsonResponse(body, status=200 if up else 503)

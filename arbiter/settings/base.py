@@ -122,6 +122,10 @@ CELERY_TASK_SOFT_TIME_LIMIT = 100
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# The worker writes a heartbeat in the cache every WORKER_HEARTBEAT_SECONDS; /healthz reports the worker
+# silent (503) when its last beat is older than WORKER_SILENT_SECONDS (arbiter/heartbeat.py).
+ARBITER_WORKER_HEARTBEAT_SECONDS = env.get_seconds("WORKER_HEARTBEAT_SECONDS", 15.0)
+ARBITER_WORKER_SILENT_SECONDS = env.get_seconds("WORKER_SILENT_SECONDS", 60.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-rounds": {"task": "tournaments.tasks.sweep_overdue_rounds", "schedule": 5.0},
 }

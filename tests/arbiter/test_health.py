@@ -3,6 +3,9 @@
 import pytest
 from django.db import connection
 
+# A cache of its own: a worker's heartbeat left by another run (a real worker's tests, `make run`) is not read.
+pytestmark = pytest.mark.usefixtures("isolated_cache")
+
 
 @pytest.mark.django_db
 def test_healthz_reports_database_and_broker_up(client):

@@ -5,7 +5,8 @@ the phones on the same Wi-Fi open the machine's address, which is printed with a
 That address (PUBLIC_URL) is what the console and the projector put in their join links, and the allowed
 hosts follow it; both can be given in the environment instead (PUBLIC_URL, ALLOWED_HOSTS).
 
-Ctrl-C (or SIGTERM) stops both processes cleanly.
+Ctrl-C (or SIGTERM) stops both processes cleanly. A worker that exits on its own is started again, after a
+pause that grows to 30 s, and each exit is printed (arbiter/supervise.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+
+from arbiter.supervise import Supervised
 
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
@@ -153,12 +156,14 @@ class Command(BaseCommand):
              "--log-level", "warning"],
             env=env,
         )
-        worker = subprocess.Popen(
+        # The worker is supervised: started again (with a growing pause) whenever it exits (arbiter/supervise.py).
+        worker = Supervised(
             [python, "-m", "celery", "-A", "arbiter", "worker", "--beat", "--loglevel", "warning",
              "--concurrency", "2", "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")],
-            env=env,
+            env=env, log=lambda line: self.stderr.write(self.style.WARNING(line)),
         )
-        children = [web, worker]
+        worker.start()
+        children = [web]
         local = plan["local_url"]
         stopping = False
 
@@ -176,10 +181,14 @@ class Command(BaseCommand):
             self.stdout.write(f"  console: {local}/console/   health: {local}/healthz")
             self._tell_about_phones(host, plan["public_url"])
             while not stopping and all(child.poll() is None for child in children):
+                worker.check()
                 time.sleep(0.3)
         except KeyboardInterrupt:
             pass
         finally:
+            worker.stopped = True  # no restart while stopping; stopped below with the web server
+            if worker.process is not None:
+                children.append(worker.process)
             for child in children:
                 if child.poll() is None:
                     child.send_signal(signal.SIGTERM)
