@@ -1,0 +1,411 @@
+"""Roles, deny by default: every operation of the application (each URL of the API, the sheets and exports,
+the console and the pages), called by seven callers, answers as its role allows, and a refused call changes
+nothing.
+
+The callers: nobody (no credentials), this game's player, another tournament's player, a bad token, an
+assistant of this game, a staff user with no role in it (the head of another tournament), and this game's
+head. The game has its roles recorded, a closed round with a slip and a late slip, and an open round with a
+slip handed in.
+
+The URL patterns are read from the resolver: an operation added without a line in ``MATRIX`` fails
+``test_every_operation_is_in_the_matrix``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from rest_framework.test import APIClient
+
+from tournaments import services
+from tournaments.errors import Forbidden
+from tournaments.models import (
+    Game,
+    GameArbitrator,
+    LateSlip,
+    LogEntry,
+    Player,
+    Result,
+    Round,
+    Slip,
+    Tournament,
+)
+from tournaments.security import issue_api_token
+
+CALLERS = ("anonymous", "player", "other_player", "bad_token", "assistant", "no_role", "head")
+
+# Who may pass the gate of an operation.
+PUBLIC = "public"  # anyone: the page or answer does not depend on a role (phones, projector, join, live)
+STAFF = "staff"  # any arbitrator (staff user): their own tokens, a new tournament, a word list
+T_ARB = "tournament arbitrator"  # a role in one of the tournament's games
+T_HEAD = "tournament head"  # a head's role in one of the tournament's games
+G_ARB = "game arbitrator"  # head or assistant of the game
+G_HEAD = "game head"  # the game's head
+G_ARB_PLAYER = "game arbitrator or player"  # head, assistant, or a player of the game
+PLAYER = "player"  # a player of the game only
+
+ALLOWED = {
+    PUBLIC: set(CALLERS),
+    STAFF: {"assistant", "no_role", "head"},
+    T_ARB: {"assistant", "head"},
+    T_HEAD: {"head"},
+    G_ARB: {"assistant", "head"},
+    G_HEAD: {"head"},
+    G_ARB_PLAYER: {"player", "assistant", "head"},
+    PLAYER: {"player"},
+}
+
+
+@dataclass(frozen=True)
+class Op:
+    method: str
+    level: str
+    round: str = "open"  # the round named by ``number``: "open" (in play) or "closed" (with slip, late slip)
+    body: dict | None = None
+    signs_out: bool = False  # its answer is the way to the login page, for everyone
+
+
+def op(method: str, level: str, **kwargs) -> Op:
+    return Op(method, level, **kwargs)
+
+
+# Every operation: URL name -> the methods it answers, each with who may call it.
+MATRIX: dict[str, tuple[Op, ...]] = {
+    # The API.
+    "api-auth-token": (op("POST", PUBLIC),),
+    "api-tournaments": (op("POST", STAFF),),
+    "api-tournament-games": (op("POST", T_HEAD, body={"seed": 5}),),
+    "api-tournament-standings": (op("GET", PUBLIC),),
+    "api-join": (op("POST", PUBLIC),),
+    "api-game": (op("GET", G_ARB_PLAYER),),
+    "api-game-players": (op("POST", G_ARB, body={"name": "Newcomer", "table": 9}),),
+    "api-game-standings": (op("GET", PUBLIC),),
+    "api-game-progress": (op("GET", G_ARB),),
+    "api-game-live": (op("GET", PUBLIC),),
+    "api-game-me": (op("GET", PLAYER),),
+    "api-game-end": (op("POST", G_HEAD),),
+    "api-rounds": (op("POST", G_HEAD),),
+    "api-rack-reject": (op("POST", G_HEAD, body={"rack": "BCDFGHJ"}),),
+    "api-round": (op("GET", G_ARB_PLAYER), op("GET", G_ARB_PLAYER, round="closed")),
+    "api-round-start": (op("POST", G_HEAD),),
+    "api-round-close": (op("POST", G_HEAD),),
+    "api-round-master": (op("POST", G_HEAD, round="closed", body={"word": "MELANIC", "ref": "H6"}),),
+    "api-round-complete": (op("POST", G_ARB, round="closed"),),
+    "api-round-slips": (op("POST", G_ARB_PLAYER, body={"word": "CLAIMED", "ref": "H4", "key": "matrix-1"}),),
+    "api-round-pause": (op("POST", G_HEAD, body={"reason": "noise"}),),
+    "api-round-resume": (op("POST", G_HEAD),),
+    "api-round-extend": (op("POST", G_HEAD, body={"extra_seconds": 30, "reason": "noise"}),),
+    "api-round-cancel": (op("POST", G_HEAD, body={"reason": "wrong bag"}),),
+    "api-round-rack": (op("POST", G_HEAD, body={"rack": "AEINRST", "reason": "typo"}),),
+    "api-game-arbitrators": (op("GET", G_ARB), op("POST", G_HEAD, body={"user": "matrix-other", "role": "head"})),
+    "api-game-training": (op("POST", G_HEAD, body={"open": "everyone"}),),
+    "api-slip-correct": (op("POST", G_ARB, round="closed", body={"word": "MELANIC", "reason": "misread"}),),
+    "api-late-admit": (op("POST", G_HEAD, round="closed", body={"reason": "the venue's wifi"}),),
+    "api-receipt-check": (op("POST", G_ARB, body={"slip": 1}),),
+    # Sheets and exports.
+    "sheet-game-solutions": (op("GET", G_ARB),),
+    "sheet-game-standings": (op("GET", G_ARB),),
+    "sheet-game-record": (op("GET", G_ARB),),
+    "sheet-game-scoresheets": (op("GET", G_ARB),),
+    "sheet-player-scoresheet": (op("GET", G_ARB),),
+    "sheet-tournament-standings": (op("GET", T_ARB),),
+    "export-standings-csv": (op("GET", G_ARB),),
+    "export-results": (op("GET", G_ARB),),
+    "export-record": (op("GET", G_ARB),),
+    "import-record": (op("POST", T_HEAD, body={"format": "not a record"}),),
+    "import-record-job": (op("GET", STAFF),),  # their own imports only: anyone else's is 404
+    # The console.
+    "console-login": (op("GET", PUBLIC),),
+    "console-logout": (op("POST", PUBLIC, signs_out=True),),
+    "console-home": (op("GET", STAFF),),
+    "console-tournament-create": (op("POST", STAFF),),
+    "console-tournament": (op("GET", T_ARB),),
+    "console-game-create": (op("POST", T_HEAD, body={"seed": "5"}),),
+    "console-lexicon-import": (op("GET", STAFF),),
+    "console-record-import": (op("GET", T_HEAD),),
+    "console-import-job": (op("GET", STAFF),),  # their own imports only: anyone else's is 404
+    "console-api-tokens": (op("GET", STAFF),),
+    "console-api-tokens-revoke-all": (op("GET", STAFF),),
+    "console-api-token-revoke": (op("GET", STAFF),),
+    "console-game": (op("GET", G_ARB),),
+    "console-game-live": (op("GET", G_ARB),),
+    "console-draw": (op("POST", G_HEAD),),
+    "console-rack-reject": (op("POST", G_HEAD, body={"rack": "BCDFGHJ"}),),
+    "console-game-end": (op("POST", G_HEAD),),
+    "console-game-training": (op("POST", G_HEAD, body={"open": "everyone"}),),
+    "console-round-start": (op("POST", G_HEAD),),
+    "console-round-close": (op("POST", G_HEAD),),
+    "console-round-master": (op("POST", G_HEAD, round="closed", body={"word": "MELANIC", "ref": "H6"}),),
+    "console-round-pause": (op("POST", G_HEAD, body={"reason": "noise"}),),
+    "console-round-resume": (op("POST", G_HEAD),),
+    "console-round-extend": (op("POST", G_HEAD, body={"seconds": "30", "reason": "noise"}),),
+    "console-round-cancel": (op("POST", G_HEAD, body={"reason": "wrong bag"}),),
+    "console-round-rack": (op("POST", G_HEAD, body={"rack": "AEINRST", "reason": "typo"}),),
+    "console-arbitrators": (op("GET", G_ARB),),
+    "console-arbitrator-set": (op("POST", G_HEAD, body={"user": "matrix-other", "role": "head"}),),
+    "console-rounds": (op("GET", G_ARB),),
+    "console-round": (op("GET", G_ARB), op("GET", G_ARB, round="closed")),
+    "console-standings": (op("GET", G_ARB),),
+    "console-players": (op("GET", G_ARB),),
+    "console-projector-link-renew": (op("POST", G_HEAD),),
+    "console-player-register": (op("POST", G_ARB, body={"name": "Newcomer", "table": "9"}),),
+    "console-player-register-list": (op("POST", G_ARB, body={"lines": "9 Newcomer"}),),
+    "console-player": (op("GET", G_ARB),),
+    "console-player-phone-link": (op("POST", G_HEAD),),
+    "console-slips": (op("GET", G_ARB),),
+    "console-slips-entered": (op("GET", G_ARB),),
+    "console-slip-enter": (op("POST", G_ARB, body={"table": "2", "word": "CLAIMED", "ref": "H4"}),),
+    "console-slips-complete": (op("POST", G_ARB, round="closed"),),
+    "console-player-table": (op("POST", G_ARB, body={"table": "7"}),),
+    "console-slip-correct": (op("POST", G_ARB, body={"word": "MELANIC", "reason": "misread"}),),
+    "console-slip-add": (op("POST", G_ARB, round="closed", body={"word": "MELANIC", "reason": "found"}),),
+    "console-late-admit": (op("POST", G_HEAD, round="closed", body={"reason": "the venue's wifi"}),),
+    "console-log": (op("GET", G_ARB),),
+    "console-receipt": (op("GET", G_ARB),),
+    # Pages and their feeds: public, or the player's own by their token (their own refusals).
+    "home": (op("GET", PUBLIC),),
+    "join": (op("GET", PUBLIC),),
+    "join-code": (op("GET", PUBLIC),),
+    "phone": (op("GET", PUBLIC),),
+    "projector": (op("GET", PUBLIC),),
+    "projector-standings": (op("GET", PUBLIC),),
+    "game-live": (op("GET", PUBLIC),),
+    "game-events": (op("GET", PUBLIC),),
+    "game-mine": (op("GET", PLAYER),),  # the player's own feed, by their token
+    "game-review": (op("GET", PUBLIC),),
+    "game-review-data": (op("GET", G_ARB_PLAYER),),
+    "training": (op("GET", PUBLIC),),
+    "training-rounds": (op("GET", PUBLIC),),
+    "training-judge": (op("POST", PUBLIC),),
+    "training-result": (op("POST", PUBLIC),),
+    "training-result-page": (op("GET", PUBLIC),),
+}
+
+# Outside the application's own operations: Django's admin (staff, its own login), the schema and its
+# viewer, the language switch, the health check.
+NOT_OURS = ("admin:", "api-schema", "api-docs", "set_language", "healthz")
+
+
+def _patterns(resolver: URLResolver, namespace: str = ""):
+    for entry in resolver.url_patterns:
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            yield from _patterns(entry, inner)
+        elif isinstance(entry, URLPattern) and entry.name:
+            yield f"{namespace}{entry.name}", entry
+
+
+def operation_names() -> set[str]:
+    return {name for name, _ in _patterns(get_resolver()) if not name.startswith(NOT_OURS)}
+
+
+def test_every_operation_is_in_the_matrix():
+    names = operation_names()
+    assert len(names) > 80, names  # the walk finds the application's URLs
+    assert sorted(names - set(MATRIX)) == [], "operations without a line in the roles matrix"
+    assert sorted(set(MATRIX) - names) == [], "lines of the matrix naming no operation"
+
+
+# ---- the world ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    tournament: Tournament
+    game: Game
+    open_round: Round
+    closed_round: Round
+    player: Player
+    late: LateSlip
+    slip: Slip
+    clients: dict
+    users: dict
+
+
+_counter = itertools.count(1)
+
+
+def _staff(django_user_model, name: str):
+    return django_user_model.objects.create_user(username=name, password="matrix-pass-1", is_staff=True)
+
+
+def _client(user=None, *, token: str | None = None, bearer: str | None = None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_login(user)
+        token = issue_api_token(user)[0]
+    if token is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    if bearer is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {bearer}")
+    return client
+
+
+@pytest.fixture
+def world(db, django_user_model, make_tournament, isolated_cache) -> World:
+    head = _staff(django_user_model, "matrix-head")
+    assistant = _staff(django_user_model, "matrix-assistant")
+    other = _staff(django_user_model, "matrix-other")  # the head of another tournament
+    tournament = make_tournament(name="Roles open", created_by=head)
+    game = services.game_create(tournament=tournament, seed=1, actor=head)
+    services.arbitrator_set(game=game, username="matrix-head", role="head", actor=head)
+    services.arbitrator_set(game=game, username="matrix-assistant", role="assistant", actor=head)
+    ann, ann_token = services.player_register(game=game, name="Ann", table=1, actor=head)
+    bob, _ = services.player_register(game=game, name="Bob", table=2, actor=head)
+
+    elsewhere = make_tournament(name="Roles elsewhere", created_by=other)
+    other_game = services.game_create(tournament=elsewhere, seed=2, actor=other)
+    services.arbitrator_set(game=other_game, username="matrix-other", role="head", actor=other)
+    _, stranger_token = services.player_register(game=other_game, name="Stranger", table=1, actor=other)
+
+    first = services.round_start(round=services.round_draw(game=game, rack="ACEILMN", actor=head), actor=head)
+    slip, _ = services.slip_submit(round=first, player=ann, word="MELANIC", ref="H4", score=78, key="ann-1")
+    services.round_close(round=first, actor=head)
+    late = services.slip_enter_late(round=first, player=bob, word="CLIMANE", ref="H4", score=None, actor=head)
+    second = services.round_start(round=services.round_draw(game=game, actor=head), actor=head)
+    services.slip_submit(round=second, player=ann, word="ZZZ", ref="A1", score=None, key="ann-2")
+    clients = {
+        "anonymous": _client(),
+        "player": _client(bearer=ann_token),
+        "other_player": _client(bearer=stranger_token),
+        "bad_token": _client(token="0" * 64),
+        "assistant": _client(assistant),
+        "no_role": _client(other),
+        "head": _client(head),
+    }
+    users = {"assistant": assistant, "no_role": other, "head": head}
+    return World(tournament, game, second, first, ann, late, slip, clients, users)
+
+
+def _kwargs(pattern: URLPattern, world: World, which: Op) -> dict:
+    round = world.open_round if which.round == "open" else world.closed_round
+    values = {
+        "game_id": world.game.pk, "tournament_id": world.tournament.pk, "number": round.number,
+        "player_id": world.player.pk, "slip_id": world.slip.pk, "late_id": world.late.pk,
+        "token_id": "0123456789abcdef", "key": world.game.screen_key, "code": world.game.join_code,
+        "token": "not-a-result", "job_id": "00000000-0000-4000-8000-000000000000",
+    }
+    return {name: values[name] for name in pattern.pattern.converters}
+
+
+def fingerprint() -> dict:
+    """Everything a call could change: the game's rows, the players (their tokens), the roles, the log."""
+    return {model.__name__: list(model.objects.order_by("pk").values())
+            for model in (Tournament, Game, Round, Player, Slip, LateSlip, Result, GameArbitrator, LogEntry)}
+
+
+def _call(client: APIClient, method: str, url: str, body: dict | None, console: bool):
+    headers = {"HTTP_ACCEPT": "application/json"} if console else {}
+    if method == "GET":
+        return client.get(url, **headers)
+    if console:
+        return client.post(url, body or {}, **headers)
+    return client.post(url, body or {}, format="json")
+
+
+def _refused(response, console: bool, caller: str) -> bool:
+    """A refusal of the caller (not an answer about the request's content)."""
+    if console and response.status_code == 302:
+        return reverse("console-login") in response["Location"]
+    return response.status_code in (401, 403)
+
+
+# The operations of arbitrators (the pages' feeds refuse a caller without their player's token with 401).
+ARBITRATED = ("api-", "sheet-", "export-", "import-", "console-")
+ROLE_CODES = {"head_only", "not_game_arbitrator", "forbidden", "wrong_game"}
+PATTERNS = dict(_patterns(get_resolver()))
+
+
+@pytest.mark.parametrize("name", sorted(MATRIX))
+def test_each_caller_gets_what_its_role_allows(world, name):
+    pattern = PATTERNS[name]
+    console = name.startswith("console-")
+    for which in MATRIX[name]:
+        url = reverse(name, kwargs=_kwargs(pattern, world, which))
+        allowed = ALLOWED[which.level]
+        # The refused callers first, then those allowed (whose calls may change the game).
+        for caller in sorted(CALLERS, key=lambda c: c in allowed):
+            before = fingerprint()
+            response = _call(world.clients[caller], which.method, url, which.body, console)
+            status = response.status_code
+            assert status < 500, (name, which, caller, status)
+            if caller in allowed:
+                if which.signs_out:
+                    assert status == 302 and reverse("console-login") in response["Location"]
+                    continue
+                assert not _refused(response, console, caller), (name, which, caller, status, _body(response))
+                continue
+            assert _refused(response, console, caller), (name, which, caller, status, _body(response))
+            if caller in ("no_role", "assistant") and which.level != PLAYER and name.startswith(ARBITRATED):
+                # A staff user turned away for their role: 403 with the refusal's code (JSON at the
+                # console's scripts and the API).
+                assert status == 403, (name, which, caller, status)
+                assert response.json()["error"]["code"] in ROLE_CODES, (name, which, caller, _body(response))
+            assert fingerprint() == before, (name, which, caller, "a refused call changed the game")
+
+
+def _body(response) -> str:
+    if getattr(response, "streaming", False):
+        return "<stream>"
+    return response.content[:300].decode("utf-8", "replace")
+
+
+def test_a_game_in_play_keeps_its_seed_bag_and_open_round_secret(world):
+    """The record of a game in play, even for its head: no seed, no bag (the next racks follow from them),
+    nothing of the open round's tops or slips; the closed round as usual. Once the game is over, all of it."""
+    head = world.clients["head"]
+    game = Game.objects.get(pk=world.game.pk)
+    answer = head.get(reverse("export-record", args=[game.pk]))
+    assert answer.status_code == 200
+    text = answer.content.decode("utf-8")
+    record = answer.json()
+    assert record["game"]["seed"] is None and record["game"]["bag"] is None
+    assert game.bag not in text  # nor in the log's entries (a draw logs the bag before it)
+    rounds = {row["number"]: row for row in record["rounds"]}
+    opened, closed = rounds[world.open_round.number], rounds[world.closed_round.number]
+    assert (opened["tops"], opened["master"], opened["top_score"], opened["slips"]) == ([], None, None, [])
+    assert '"ZZZ"' not in text  # the slip handed in during the open round
+    assert closed["tops"] and [slip["word"] for slip in closed["slips"]] == ["MELANIC"]
+    assert record["withheld"] == ["seed", "bag", f"round {world.open_round.number}: tops, master, slips"]
+    detail = head.get(f"/api/games/{game.pk}/rounds/{world.open_round.number}").json()
+    assert detail["tops"] is None and detail["master"] is None and detail["results"] is None
+
+    services.round_close(round=world.open_round, actor=None)
+    services.game_end(game=game, actor=None)
+    record = head.get(reverse("export-record", args=[game.pk])).json()
+    game.refresh_from_db()
+    assert (record["game"]["seed"], record["game"]["bag"]) == (1, game.bag) and "withheld" not in record
+    assert [slip["word"] for slip in {row["number"]: row for row in record["rounds"]}[2]["slips"]] == ["ZZZ"]
+
+
+def test_the_services_refuse_the_same_callers(world):
+    """The write path checks the role itself: the console and the API cannot disagree, and a new door to a
+    service cannot forget it."""
+    game, player = world.game, world.player
+    attempts = {
+        "player_token_reissue": (lambda user: services.player_token_reissue(game=game, player=player, actor=user),
+                                 ("assistant", "no_role")),
+        "game_screen_key_renew": (lambda user: services.game_screen_key_renew(game=game, actor=user),
+                                  ("assistant", "no_role")),
+        "player_table_change": (lambda user: services.player_table_change(game=game, player=player, table=8,
+                                                                          actor=user), ("no_role",)),
+        "player_register": (lambda user: services.player_register(game=game, name="Intruder", table=8, actor=user),
+                            ("no_role",)),
+        "game_create": (lambda user: services.game_create(tournament=world.tournament, actor=user),
+                        ("assistant", "no_role")),
+        "round_slips_complete": (lambda user: services.round_slips_complete(round=world.closed_round, actor=user),
+                                 ("no_role",)),
+    }
+    for name, (attempt, refused) in attempts.items():
+        for who in refused:
+            before = fingerprint()
+            with pytest.raises(Forbidden) as caught:
+                attempt(world.users[who])
+            assert caught.value.code in ("head_only", "not_game_arbitrator"), (name, who)
+            assert fingerprint() == before, (name, who)
+    # The head may do all of it.
+    for attempt, _refused in attempts.values():
+        attempt(world.users["head"])
