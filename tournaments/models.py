@@ -381,7 +381,8 @@ class GameArbitrator(models.Model):
 
 class RecordImport(models.Model):
     """A game record being played back by the worker (a record too large to answer within one request):
-    its progress, then the game made or the refusal. The record waits in ``DATA_DIR/imports`` meanwhile."""
+    its progress, then the game made or the refusal. The record's text waits in ``record`` meanwhile (in the
+    database, which the web and worker containers share; emptied once played back)."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Queued")
@@ -394,7 +395,7 @@ class RecordImport(models.Model):
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="+")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    path = models.CharField(max_length=300)
+    record = models.TextField(blank=True, default="")
     size = models.PositiveBigIntegerField(default=0)
     players_total = models.PositiveIntegerField(default=0)
     players_done = models.PositiveIntegerField(default=0)

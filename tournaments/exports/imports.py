@@ -2,8 +2,8 @@
 
 A record of 20,000 players takes minutes to play back: no request should be held that long (a proxy or the
 client gives up, and a work slot of the server stays taken). The request checks the record's shape and seal
-at once (a refusal is answered then, nothing queued), keeps the record in ``DATA_DIR/imports`` and answers
-202 with a ``RecordImport`` to follow; the worker's task (``tournaments.tasks.import_record``) plays it back
+at once (a refusal is answered then, nothing queued), keeps the record's text in its ``RecordImport`` row
+(the database: the web and worker containers share nothing else) and answers 202 with the job to follow; the worker's task (``tournaments.tasks.import_record``) plays it back
 through ``restore.restore_record``, in one transaction as ever, telling its progress (players registered,
 rounds played of the totals) through the shared cache, since the transaction's own writes are seen by nobody
 until it commits. It ends with the new game, or with the refusal, which the job keeps.
@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import uuid
-from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
@@ -38,12 +36,6 @@ logger = logging.getLogger(__name__)
 PROGRESS_SECONDS = 24 * 3600
 
 
-def _folder() -> Path:
-    folder = Path(settings.DATA_DIR) / "imports"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def _progress_key(job_id) -> str:
     return f"record-import:{job_id}"
 
@@ -58,14 +50,10 @@ def queue_import(*, record: dict, tournament: Tournament, actor, size: int) -> R
     from tournaments.tasks import import_record
 
     job_id = uuid.uuid4()
-    path = _folder() / f"{job_id}.json"
-    hidden = path.with_name(f".{path.name}")
-    with open(hidden, "w", encoding="utf-8") as handle:
-        json.dump(record, handle, ensure_ascii=False)
-    os.replace(hidden, path)  # whole or not at all
     job = RecordImport.objects.create(
         id=job_id, tournament=tournament, actor=actor if getattr(actor, "is_authenticated", False) else None,
-        path=str(path), size=size, players_total=len(record["players"]), rounds_total=len(record["rounds"]),
+        record=json.dumps(record, ensure_ascii=False), size=size, players_total=len(record["players"]),
+        rounds_total=len(record["rounds"]),
     )
     transaction.on_commit(lambda: send_in_background(lambda: import_record.delay(str(job_id)), "record import"))
     return job
@@ -75,16 +63,15 @@ def run_import(job_id: str) -> str:
     """The worker's part: play the kept record back; the job's status afterwards."""
     claimed = RecordImport.objects.filter(pk=job_id, status=RecordImport.Status.QUEUED).update(
         status=RecordImport.Status.RUNNING, started_at=timezone.now())
-    job = RecordImport.objects.filter(pk=job_id).select_related("tournament", "actor").first()
+    job = RecordImport.objects.filter(pk=job_id).select_related("tournament", "actor").first()  # with its text
     if job is None or not claimed:
         return job.status if job is not None else "missing"
 
     def progress(players: int, rounds: int) -> None:
         cache.set(_progress_key(job.pk), {"players": players, "rounds": rounds}, timeout=PROGRESS_SECONDS)
 
-    path = Path(job.path)
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(job.record)
         game = restore_record(record=record, tournament=job.tournament, actor=job.actor, progress=progress)
     except ServiceError as refused:
         _finish(job, RecordImport.Status.REFUSED, error={"code": refused.code, "message": refused.message,
@@ -98,13 +85,12 @@ def run_import(job_id: str) -> str:
         job.players_done = Player.objects.in_game(game).count()
         job.rounds_done = job.rounds_total
         _finish(job, RecordImport.Status.DONE)
-    path.unlink(missing_ok=True)
     return job.status
 
 
 def _finish(job: RecordImport, status: str, error: dict | None = None) -> None:
-    job.status, job.error, job.finished_at = status, error, timezone.now()
-    job.save(update_fields=["status", "error", "finished_at", "game", "players_done", "rounds_done"])
+    job.status, job.error, job.finished_at, job.record = status, error, timezone.now(), ""
+    job.save(update_fields=["status", "error", "finished_at", "game", "players_done", "rounds_done", "record"])
     cache.delete(_progress_key(job.pk))
 
 

@@ -275,7 +275,7 @@ class RecordImportJobView(APIView):
         "fields, as the import's own refusal); players and rounds: done of total.",
     )
     def get(self, request, job_id):
-        job = RecordImport.objects.select_related("game").filter(pk=job_id).first()
+        job = RecordImport.objects.select_related("game").defer("record").filter(pk=job_id).first()
         if job is None or not (job.actor_id == request.user.pk or request.user.is_superuser):
             raise NotFound("import_not_found", f"no record import {job_id}")
         return Response(job_body(job))

@@ -83,7 +83,7 @@ def record_import(request: HttpRequest, tournament_id: int) -> HttpResponse:
 @staff_required
 def import_job(request: HttpRequest, job_id) -> HttpResponse:
     """The worker's playback of a record, followed: seen by the arbitrator who sent it (and superusers)."""
-    job = RecordImport.objects.select_related("tournament", "game").filter(pk=job_id).first()
+    job = RecordImport.objects.select_related("tournament", "game").defer("record").filter(pk=job_id).first()
     if job is None or not (job.actor_id == request.user.pk or request.user.is_superuser):
         raise Http404
     body = job_body(job)
