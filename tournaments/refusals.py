@@ -96,6 +96,7 @@ TEXTS = {
     "join_code_exhausted": _("No free join code could be found: try again."),
     "bad_lexicon_name": _("A lexicon name has 1 to %(max)s characters."),
     "lexicon_builtin": _("This name belongs to a built-in lexicon: choose another."),
+    "lexicon_in_use": _("A tournament plays with the word list %(name)s: import the new list under another name."),
     "bad_lexicon": _("This word list cannot be imported: %(detail)s"),
     "no_players": _("This game has no players yet."),
     "bad_record": _("This game record cannot be restored."),

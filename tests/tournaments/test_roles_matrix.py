@@ -21,11 +21,12 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
 from tournaments import services
-from tournaments.errors import Forbidden
+from tournaments.errors import Forbidden, ServiceError
 from tournaments.models import (
     Game,
     GameArbitrator,
     LateSlip,
+    Lexicon,
     LogEntry,
     Player,
     Result,
@@ -409,3 +410,16 @@ def test_the_services_refuse_the_same_callers(world):
     # The head may do all of it.
     for attempt, _refused in attempts.values():
         attempt(world.users["head"])
+
+
+def test_a_word_list_a_tournament_plays_with_cannot_be_replaced(world):
+    """Any arbitrator may import a word list, but not replace one another tournament judges with: its results
+    would change under it. The same words again change nothing; a new name is always free."""
+    services.lexicon_import(name="CLUBLIST", words=["chat", "chien", "melanic"])
+    services.tournament_create(name="Club with its list", lexicon="CLUBLIST")
+    with pytest.raises(ServiceError) as caught:
+        services.lexicon_import(name="CLUBLIST", words=["chat", "chien", "melanic", "zzz"])
+    assert caught.value.code == "lexicon_in_use" and caught.value.status == 409
+    assert Lexicon.objects.get(name="CLUBLIST").word_count == 3
+    services.lexicon_import(name="CLUBLIST", words=["chat", "chien", "melanic"])
+    assert services.lexicon_import(name="CLUBLIST2", words=["zzz"])[0].word_count == 1

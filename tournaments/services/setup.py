@@ -267,6 +267,11 @@ def lexicon_import(*, name: str, words: Iterable[str], tileset: str = "english")
         raise ServiceError("bad_lexicon", str(error), fields={"words": [str(error)]},
                            params={"detail": str(error)}) from None
     lexicon = result.lexicon
+    held = Lexicon.objects.filter(name=name).values_list("sha256", flat=True).first()
+    if held is not None and held != lexicon.sha256 and Tournament.objects.filter(lexicon=name).exists():
+        # Another arbitrator's tournament judges with these words: replacing them would change its results.
+        raise Conflict("lexicon_in_use", f"a tournament plays with the word list {name!r}: import the new list "
+                       "under another name", fields={"name": ["in use"]}, params={"name": name})
     accepted = list(lexicon.words())
     row, _ = Lexicon.objects.update_or_create(
         name=name,
