@@ -8,7 +8,6 @@ French sheet go to test-artifacts/screenshots/."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -48,11 +47,10 @@ def no_raw_code(text: str) -> list[str]:
 
 def _pdf_page_png(content: bytes, name: str, screenshots: Path) -> Path:
     screenshots.mkdir(parents=True, exist_ok=True)
-    source = screenshots / f"{name}.pdf"
-    source.write_bytes(content)
-    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", str(source),
-                    str(screenshots / name)], check=True)
-    return screenshots / f"{name}.png"
+    from tests.tournaments.sheets_support import pdf_page_png
+
+    (screenshots / f"{name}.pdf").write_bytes(content)
+    return pdf_page_png(content, screenshots / f"{name}.png")
 
 
 def test_the_console_speaks_french_without_raw_codes(new_page, screenshot, arbitrator, live_server):

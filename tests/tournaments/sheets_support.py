@@ -7,11 +7,13 @@ late arrival, a correction with its reason, and the end of the game.
 
 from __future__ import annotations
 
-import subprocess
+import ctypes
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 from django.utils import timezone
 
 from engine.board import Board
@@ -28,29 +30,128 @@ FIRST_RACK = "AEINRST"
 ROUNDS = 4
 
 
-def pdf_text(pdf: bytes, tmp_path: Path, name: str = "sheet") -> str:
-    """The text of a PDF as ``pdftotext -layout`` reads it."""
-    path = tmp_path / f"{name}.pdf"
-    path.write_bytes(pdf)
-    return subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True,
-                          text=True).stdout
+# PDFs are read with pypdfium2 (PDFium, the PDF engine of Chromium, as a wheel with no other dependency),
+# so that `make test` needs no system program such as poppler's pdftotext. It is picked over pypdf and
+# pdfminer.six because one library both reads the text and draws pages to PNG (the screenshots), and fast
+# (in C), where pypdf draws nothing and pdfminer.six neither draws nor keeps a table's rows as lines.
+# PDFium gives the text in the order it was drawn, not as it reads on the page (the footer before the table,
+# a board's labels before its squares), so pdf_text lays the characters out again from their positions, as
+# ``pdftotext -layout`` does: lines top to bottom, characters left to right, and spaces where a gap
+# separates two runs of text (the columns of a table). The tests' patterns rest on that.
 
 
-def pdf_pages(pdf: bytes, tmp_path: Path, name: str = "sheet") -> int:
-    path = tmp_path / f"{name}.pdf"
-    path.write_bytes(pdf)
-    info = subprocess.run(["pdfinfo", str(path)], check=True, capture_output=True, text=True).stdout
-    return int(next(line.split()[-1] for line in info.splitlines() if line.startswith("Pages:")))
+def pdf_text(pdf: bytes, tmp_path: Path | None = None, name: str = "sheet") -> str:
+    """The text of a PDF line by line as it reads on the page, each page ended by a form feed (as
+    ``pdftotext -layout`` gives it). With ``tmp_path``, the PDF is also written there as ``name``.pdf, to
+    open when a test fails."""
+    if tmp_path is not None:
+        (tmp_path / f"{name}.pdf").write_bytes(pdf)
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return "".join(_page_text(document[index]) + "\f" for index in range(len(document)))
+    finally:
+        document.close()
+
+
+def _page_text(page) -> str:
+    textpage = page.get_textpage()
+    chars = []  # (baseline, left, right, size, character)
+    for index in range(textpage.count_chars()):
+        if pdfium_c.FPDFText_IsGenerated(textpage.raw, index):  # PDFium's guessed spaces and line ends
+            continue
+        char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
+        if char in "\r\n":
+            continue
+        left, _bottom, right, _top = textpage.get_charbox(index, loose=True)
+        x, y = ctypes.c_double(), ctypes.c_double()
+        pdfium_c.FPDFText_GetCharOrigin(textpage.raw, index, ctypes.byref(x), ctypes.byref(y))
+        chars.append((y.value, left, right, pdfium_c.FPDFText_GetFontSize(textpage.raw, index) or 1.0, char))
+    textpage.close()
+    page.close()
+    # Lines: a character joins the line whose height (from below the baseline to the top of a capital, of
+    # the line's characters so far) holds its middle, so that a letter's small value printed low beside it
+    # on the board stays on the letter's line, as pdftotext puts it.
+    lines: list[list] = []
+    for char in sorted(chars, key=lambda c: (-c[0], c[1])):
+        baseline, size = char[0], char[3]
+        middle = baseline + 0.3 * size
+        if lines and lines[-1][0] <= middle <= lines[-1][1]:
+            line = lines[-1]
+            line[0], line[1] = min(line[0], baseline - 0.3 * size), max(line[1], baseline + 0.8 * size)
+            line[2].append(char)
+        else:
+            lines.append([baseline - 0.3 * size, baseline + 0.8 * size, [char]])
+    margin = min((c[1] for c in chars), default=0.0)
+    widths = sorted(c[2] - c[1] for c in chars if c[4] != " ")
+    column = widths[len(widths) // 2] if widths else 1.0  # the median width of a character
+    return "\n".join(_line_text(sorted(chars, key=lambda c: c[1]), margin, column) for _bottom, _top, chars in lines)
+
+
+def _line_text(chars: list, margin: float, column: float) -> str:
+    """A line's characters on a grid of ``column``-wide columns from the page's left ``margin``, as in
+    ``pdftotext -layout``: a run of text after a wide gap starts at its column, so that the columns of a
+    table line up and a number aligned right is indented; after a narrow gap (a rank and its word, a score
+    and its mark) it starts one space after the run before it."""
+    out = ""
+    previous = None
+    for _y, left, right, size, char in chars:
+        gap = left - previous if previous is not None else None
+        if char != " " and (gap is None or gap > 0.15 * size) and not out.endswith(" "):
+            # A new run of text (not the next letter of a word).
+            at = round((left - margin) / column)
+            out += " " * (max(1, at - len(out)) if gap is None or gap > 2 * column else 1) if out else " " * at
+        out += char
+        previous = right
+    return out.rstrip()
+
+
+def pdf_pages(pdf: bytes, tmp_path: Path | None = None, name: str = "sheet") -> int:
+    """How many pages the PDF has (written to ``tmp_path`` as pdf_text does)."""
+    if tmp_path is not None:
+        (tmp_path / f"{name}.pdf").write_bytes(pdf)
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
+def pdf_fonts(pdf: bytes) -> set[tuple[str, bool]]:
+    """The fonts the PDF's text is drawn with, on every page: (base font name, embedded)."""
+    fonts = set()
+    document = pdfium.PdfDocument(pdf)
+    try:
+        for index in range(len(document)):
+            page = document[index]
+            for item in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT]):
+                font = pdfium_c.FPDFTextObj_GetFont(item.raw)
+                size = pdfium_c.FPDFFont_GetBaseFontName(font, None, 0)
+                name = ctypes.create_string_buffer(size)
+                pdfium_c.FPDFFont_GetBaseFontName(font, name, size)
+                fonts.add((name.value.decode(), bool(pdfium_c.FPDFFont_GetIsEmbedded(font))))
+            page.close()
+    finally:
+        document.close()
+    return fonts
+
+
+def pdf_page_png(pdf: bytes, path: Path, page: int = 1, dpi: int = 60) -> Path:
+    """Page ``page`` (from 1) drawn at ``dpi`` into the PNG file ``path``."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        drawn = document[page - 1]
+        drawn.render(scale=dpi / 72).to_pil().save(path)
+        drawn.close()
+    finally:
+        document.close()
+    return path
 
 
 def screenshot(pdf: bytes, name: str, page: int = 1) -> Path:
     """A PNG of one page at 60 dpi in test-artifacts/, to look at."""
     ARTIFACTS.mkdir(exist_ok=True)
-    source = ARTIFACTS / f"{name}.pdf"
-    source.write_bytes(pdf)
-    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", str(page), "-l", str(page), "-singlefile", str(source),
-                    str(ARTIFACTS / name)], check=True)
-    return ARTIFACTS / f"{name}.png"
+    (ARTIFACTS / f"{name}.pdf").write_bytes(pdf)
+    return pdf_page_png(pdf, ARTIFACTS / f"{name}.png", page)
 
 
 @dataclass

@@ -1,10 +1,9 @@
 """The printed sheets: rendered from plain data and from a game played through the services, read back
-with pdftotext, and screenshotted into test-artifacts/."""
+with pypdfium2 (tests/tournaments/sheets_support.py), and screenshotted into test-artifacts/."""
 
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 
@@ -24,7 +23,7 @@ from tournaments.sheets.record import render_record
 from tournaments.sheets.scoresheet import render_scoresheet, render_scoresheets
 from tournaments.sheets.standings import render_standings
 
-from .sheets_support import ANNA, JEAN, LUKASZ, PAUL, ZOE, pdf_pages, pdf_text, screenshot
+from .sheets_support import ANNA, JEAN, LUKASZ, PAUL, ZOE, pdf_fonts, pdf_pages, pdf_text, screenshot
 
 HEADER = Header(tournament="Coupe d'Automne", game="Game 3", date="2026-11-21", lexicon="TWL06",
                 lexicon_sha256="0123456789abcdef" * 4, ruleset="fisf")
@@ -81,10 +80,8 @@ def test_every_font_is_embedded(render, tmp_path):
         "scoresheet": lambda: render_scoresheet(_sheet("Łukasz Żmuda")),
         "record": lambda: render_record(GameRecord(header=HEADER)),
     }[render]()
-    path = tmp_path / "fonts.pdf"
-    path.write_bytes(pdf)
-    lines = subprocess.run(["pdffonts", str(path)], check=True, capture_output=True, text=True).stdout.splitlines()[2:]
-    assert lines and all("DejaVu" in line and line.split()[-5] == "yes" for line in lines), lines
+    fonts = pdf_fonts(pdf)
+    assert fonts and all("DejaVu" in name and embedded for name, embedded in fonts), fonts
 
 
 def test_tournament_standings_have_one_column_per_game(tmp_path):

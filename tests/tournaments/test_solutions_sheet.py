@@ -5,8 +5,6 @@ served to arbitrators, linked from the console, provisional while the game is in
 from __future__ import annotations
 
 import re
-import subprocess
-from pathlib import Path
 
 from django.conf import settings
 from django.urls import reverse
@@ -23,20 +21,9 @@ from tournaments.sheets.solutions import render_solutions
 from tournaments.sheets.solutions_source import solutions_sheet
 from tournaments.typography import typeset
 
-from .sheets_support import ZOE, pdf_text, play_game
+from .sheets_support import ZOE, pdf_text, play_game, screenshot
 
-SHOTS = Path("/tmp/shots/13b")
 NBSP = "\u00a0"
-
-
-def _shot(pdf: bytes, name: str) -> Path:
-    """Page 1 as a PNG at 60 dpi under /tmp/shots/13b/, to look at."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    source = SHOTS / f"{name}.pdf"
-    source.write_bytes(pdf)
-    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", str(source),
-                    str(SHOTS / name)], check=True)
-    return SHOTS / f"{name}.png"
 
 
 def _expected(round: Round) -> list:
@@ -111,7 +98,7 @@ def test_each_round_lists_the_master_the_tops_and_the_next_best_plays(played_gam
     assert f"{len(first.tops)} plays score the top" in text
     left = len(_expected(first)) - settings.ARBITER_SOLUTIONS_MAX_LINES
     assert f"and {left} more plays scoring {first.top_score}" in text
-    _shot(pdf, "solutions-en")
+    screenshot(pdf, "solutions-en")
 
 
 def test_the_french_sheet_speaks_french_with_its_typography(make_tournament, arbitrator, tmp_path):
@@ -119,7 +106,7 @@ def test_the_french_sheet_speaks_french_with_its_typography(make_tournament, arb
     played = play_game(tournament, arbitrator, rounds=3)
     pdf = render_solutions(solutions_sheet(played.game))
     text = pdf_text(pdf, tmp_path)
-    flat = " ".join(text.split())  # pdftotext gives the non-breaking spaces as plain ones
+    flat = " ".join(text.split())  # a non-breaking space and a plain one alike
     assert "Solutions (provisoire)" in text and "Coup 1 · Tirage : AEINRST" in flat and "3 coups" in flat
 
     def found_fr(found: int, players: int) -> str:
@@ -139,7 +126,7 @@ def test_the_french_sheet_speaks_french_with_its_typography(make_tournament, arb
         solo = next(line for line in sheet.rounds if line.solo)
         assert typeset(solutions._solo(solo)).startswith(f"solo{NBSP}: {ZOE}")
         assert f"Tirage{NBSP}:" in solutions._heading(sheet.rounds[0]).text
-    _shot(pdf, "solutions-fr")
+    screenshot(pdf, "solutions-fr")
 
 
 def test_a_rows_numbers_event_gets_its_references(make_tournament, arbitrator, tmp_path):
