@@ -1,13 +1,17 @@
 """Browser fixtures: Debian's Chromium driven by Playwright against the live server, and a real Celery
 worker on the live server's database.
 
-Without a usable Chromium the browser tests are skipped with the reason, unless CI is set: then they fail.
+The Chromium is the machine's: CHROMIUM_PATH, else ``chromium`` on the PATH (Debian: apt install chromium);
+Playwright only drives it and never downloads a browser. Without one, every browser test is skipped from one
+place with one reason, so that pytest's summary says it in a single line ("browser tests skipped: no
+Chromium (apt install chromium, or set CHROMIUM_PATH)"); when CI is set they fail instead.
 Screenshots go to test-artifacts/screenshots/ (git-ignored).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -18,7 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+INSTALL = "apt install chromium, or set CHROMIUM_PATH"
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or ""
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -31,10 +36,35 @@ CHROMIUM_ARGS = [
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1366, "height": 768},
          "projector": {"width": 1920, "height": 1080}}
 
+
+def _missing() -> str:
+    """Why the browser tests cannot run on this machine, or "" when they can."""
+    if not CHROMIUM:
+        return f"no Chromium ({INSTALL})"
+    if not Path(CHROMIUM).is_file():
+        return f"no Chromium at CHROMIUM_PATH={CHROMIUM} ({INSTALL})"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - a dev dependency, installed by make test
+        return f"playwright is not installed ({exc}; make test installs it)"
+    return ""
+
+
 def _unavailable(reason: str):
     if os.environ.get("CI"):
         pytest.fail(f"Chromium is required in CI: {reason}")
-    pytest.skip(f"Chromium not available: {reason}")
+    pytest.skip(f"browser tests skipped: {reason}")
+
+
+MISSING = _missing()  # found once, when the folder is collected
+
+
+def pytest_runtest_setup(item):
+    """Every test of this folder, before any of its fixtures (servers, workers) starts: skipped when the
+    machine has no Chromium. Skipped here, in a hook, not in a fixture: pytest reports a fixture's skip at
+    each test's line, and this one at a line of its own, so that its summary folds them into one."""
+    if MISSING:
+        _unavailable(MISSING)
 
 
 # Per module, not per session: Playwright's sync API keeps an event loop running in the test thread while
@@ -57,12 +87,7 @@ def console_arbitrator(django_user_model, request):
 
 @pytest.fixture(scope="module")
 def chromium():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        _unavailable(f"playwright is not installed ({exc})")
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"{CHROMIUM} does not exist (apt-get install chromium, or set CHROMIUM_PATH)")
+    from playwright.sync_api import sync_playwright
     # Playwright's sync API keeps an event loop in the test's thread; the test's own ORM calls between
     # browser steps are synchronous and safe, so Django's guard is lifted for the browser tests only.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
