@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -195,3 +196,24 @@ def test_the_console_follows_a_large_record_played_back_by_the_worker(make_tourn
     game = RecordImport.objects.get(pk=job_id).game
     assert 'data-status="done"' in page and 'http-equiv="refresh"' not in page and "3 / 3" in page
     assert f'href="/console/games/{game.pk}/"' in page
+
+
+@pytest.mark.worker
+def test_on_the_embedded_default_a_real_worker_plays_a_queued_record_back(tmp_path):
+    """In a process of its own, on a scratch DATA_DIR: a SQLite file and the filesystem broker, as make run."""
+    import os
+    import subprocess
+    import sys
+
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "PYTEST_XDIST_WORKER")}
+    env.update(DATA_DIR=str(tmp_path), DEBUG="1")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, str(root / "tests" / "tournaments" / "embedded_import.py")], env=env,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    body = json.loads(done.stdout.strip().splitlines()[-1])
+    log = (tmp_path / "worker.log").read_text()
+    assert body["status"] == "done", (body, log[-3000:])
+    assert body["players"] == {"done": 5, "total": 5} and body["record_seal"] == "this_server"
+    assert "tournaments.tasks.import_record" in log and "succeeded" in log
