@@ -236,6 +236,7 @@ class _Playback:
                     name=entry["name"],
                     table=entry.get("table"),
                     series=entry.get("series") or "",
+                    actor=self.actor,
                 )
                 origin = _origin(self.record, self.signer, entry["key"])
                 if origin:
