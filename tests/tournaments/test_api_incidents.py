@@ -132,7 +132,8 @@ def test_roles_the_head_runs_the_game_assistants_enter_slips(api_game, staff):
                                       {"user": "assistant1", "role": "assistant"}], "you": "head"}
     assert LogEntry.objects.filter(game_id=game.id, action="arbitrator_role").count() == 1
     assert expect(assistant.get(game.url("/arbitrators")), 200)["you"] == "assistant"
-    assert expect(outsider.get(game.url("/arbitrators")), 200)["you"] is None
+    # An arbitrator with no role in the game does not read its roles either.
+    assert_error(outsider.get(game.url("/arbitrators")), 403, "not_game_arbitrator")
 
     # The clock, the racks, incidents and roles are the head's.
     assert_error(assistant.post(game.url("/rounds"), {"rack": "EIRST?A"}, format="json"), 403, "head_only")

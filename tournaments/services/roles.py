@@ -34,17 +34,22 @@ def _is_staff(user) -> bool:
                 and getattr(user, "is_staff", False))
 
 
+def _an_id(value) -> bool:
+    """An id a database column can hold (beyond, a query on a foreign key fails instead of finding nothing)."""
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
 def role_of(game_id: int, user) -> str | None:
     """The user's role in the game: ``head``, ``assistant`` or None (no role, or not an arbitrator)."""
     if not _is_staff(user):
         return None
-    if getattr(user, "is_superuser", False):
-        return HEAD
+    if getattr(user, "is_superuser", False) or not _an_id(game_id):
+        return HEAD  # no such game (an id no column holds): the view answers 404
     roles = dict(GameArbitrator.objects.filter(game_id=game_id).values_list("user_id", "role"))
     if roles:
         return roles.get(user.pk)
     tournament_id = Game.objects.filter(pk=game_id).values_list("tournament_id", flat=True).first()
-    return tournament_role(tournament_id, user) if tournament_id is not None else HEAD
+    return tournament_role(tournament_id, user) if tournament_id is not None else HEAD  # no such game: 404
 
 
 def tournament_role(tournament_id: int, user) -> str | None:
@@ -52,8 +57,8 @@ def tournament_role(tournament_id: int, user) -> str | None:
     is head in one of them; ``assistant`` when assistant in one; else None (superusers: head)."""
     if not _is_staff(user):
         return None
-    if getattr(user, "is_superuser", False):
-        return HEAD
+    if getattr(user, "is_superuser", False) or not _an_id(tournament_id):
+        return HEAD  # no such tournament: the view answers 404
     recorded = GameArbitrator.objects.filter(game__tournament_id=tournament_id)
     mine = set(recorded.filter(user_id=user.pk).values_list("role", flat=True))
     if HEAD in mine or not recorded.exists():
