@@ -236,7 +236,6 @@ class _Playback:
                     name=entry["name"],
                     table=entry.get("table"),
                     series=entry.get("series") or "",
-                    actor=self.actor,
                 )
                 origin = _origin(self.record, self.signer, entry["key"])
                 if origin:
