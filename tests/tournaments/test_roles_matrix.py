@@ -436,3 +436,12 @@ def test_the_console_says_why_it_refuses(world):
     game = world.clients["assistant"].get(renew["Location"])
     assert "Only the game&#x27;s head arbitrator may do this." in game.content.decode()
     assert Game.objects.get(pk=world.game.pk).screen_key == world.game.screen_key
+
+
+def test_an_assistant_is_not_offered_the_heads_links(world):
+    """The players' page and a player's page offer a new projector link and a phone link to the head only."""
+    for who, shown in (("assistant", False), ("head", True)):
+        players = world.clients[who].get(reverse("console-players", args=[world.game.pk])).content.decode()
+        player = world.clients[who].get(reverse("console-player", args=[world.game.pk, world.player.pk]))
+        assert ('id="projector-link-renew"' in players) is shown, who
+        assert ('id="make-phone-link"' in player.content.decode()) is shown, who

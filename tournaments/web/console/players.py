@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.refusals import error_text
+from tournaments.services.roles import HEAD, role_of
 from tournaments.web.forms import PlayerForm, PlayerListForm
 from tournaments.web.views import public_url
 
@@ -60,6 +61,7 @@ def _players_page(request, game, form=None, list_form=None, status=200) -> HttpR
         "join_url_local": only_this_machine(url),
         "join_qr": segno.make(url, error="m").svg_inline(scale=5, omitsize=True, title=_("QR code to join")),
         "projector_url": public_url(request, reverse("projector", args=[game.screen_key])),
+        "is_head": role_of(game.pk, request.user) == HEAD,  # a new projector link is the head's
         "breadcrumbs": game_breadcrumbs(game, (_("Players"), None)),
     }, status=status)
 
@@ -144,6 +146,7 @@ def _player_page(request: HttpRequest, game, player, phone_url: str = "") -> Htt
         "rows": rows,
         "phone_url": phone_url,
         "phone_url_local": bool(phone_url) and only_this_machine(phone_url),
+        "is_head": role_of(game.pk, request.user) == HEAD,  # a new phone link (a new token) is the head's
         "phone_qr": segno.make(phone_url, error="m").svg_inline(scale=4, omitsize=True, title=_("QR code to play"))
         if phone_url else "",
         "breadcrumbs": game_breadcrumbs(game, (_("Standings"), reverse("console-standings", args=[game.pk])),
