@@ -41,6 +41,7 @@ ENGLISH_WORDS = (
 
 
 def english_words_in(text: str) -> list[str]:
+    text = re.sub(r"--[\w-]+", "", text)  # a command's option (manage.py verifylog --record) is no English word
     return [word for word in ENGLISH_WORDS if re.search(rf"(?<![\w'’]){re.escape(word)}(?![\w'’])", text)]
 
 
