@@ -1,7 +1,7 @@
 """The arbitration log chained by hash: each entry of a game holds the SHA-256 of the entry before it (the
 genesis value for the first) and its own SHA-256 over a canonical form of its content and that link.
 
-The database refuses UPDATE, DELETE and TRUNCATE on the log (migrations 0002 and 0011), but whoever owns the
+The database refuses UPDATE, DELETE and TRUNCATE on the log (migrations 0002 and 0012), but whoever owns the
 tables can drop a trigger. The chain makes such an edit visible: an entry changed no longer matches its
 hash, an entry removed breaks the link or the numbering (``seq`` counts 1, 2, 3… per game), and a log
 rewritten from scratch with fresh hashes no longer passes through the heads printed on a game record made
