@@ -8,14 +8,20 @@ rewritten from scratch with fresh hashes no longer passes through the heads prin
 before (the record's ``log_chain``; ``selectors.log_check`` and ``manage.py verifylog --record``).
 
 The canonical form is JSON with sorted keys, no spaces and UTF-8, so that it reads the same on every
-database and in every process. Changing it breaks every chain stored: ``CHAIN_VERSION`` names it.
+database and in every process. Numbers are written as they read back from either database: PostgreSQL's
+jsonb keeps a number as a decimal, so a float with no fraction comes back an integer (1e20, 5.0), -0.0 comes
+back 0, and 1e300 comes back 10**300; every whole number is therefore written as an integer below 10**15 and
+in normalised exponent form above (1E+20), whether it was stored as a float or an int. Changing the form
+breaks every chain stored: ``CHAIN_VERSION`` names it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from datetime import UTC, datetime
+from decimal import Decimal
 
 CHAIN_VERSION = 1
 GENESIS = "0" * 64
@@ -26,13 +32,60 @@ def canonical_at(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+SMALL = 10**15  # whole numbers below it are written as integers
+
+
+def _number(value: int | float) -> str:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("the log holds no NaN or infinity")
+        if not value.is_integer():
+            return repr(value)  # the shortest text that reads back as the same float, on either database
+        if abs(value) < SMALL:
+            return str(int(value))
+        return str(Decimal(repr(value)).normalize())
+    if abs(value) < SMALL:
+        return str(value)
+    return str(Decimal(value).normalize())
+
+
+def _write(value, out: list[str]) -> None:
+    if value is None or isinstance(value, bool):
+        out.append(json.dumps(value))
+    elif isinstance(value, int | float):
+        out.append(_number(value))
+    elif isinstance(value, str):
+        out.append(json.dumps(value, ensure_ascii=False))
+    elif isinstance(value, dict):
+        out.append("{")
+        for index, key in enumerate(sorted(value, key=str)):
+            if index:
+                out.append(",")
+            out.append(json.dumps(str(key), ensure_ascii=False))
+            out.append(":")
+            _write(value[key], out)
+        out.append("}")
+    elif isinstance(value, list | tuple):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _write(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"the log holds no {type(value).__name__}")
+
+
 def canonical_json(value) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    out: list[str] = []
+    _write(value, out)
+    return "".join(out)
 
 
 def normalised(value):
-    """A ``before``/``after`` value as the database gives it back (tuples become lists, keys strings)."""
-    return None if value is None else json.loads(canonical_json(value))
+    """A ``before``/``after`` value as it is stored (tuples become lists, keys strings); refuses what JSON
+    cannot hold."""
+    return None if value is None else json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
 
 
 def entry_hash(*, game_id: int, seq: int, round_id, slip_id, player_id, actor_id, at: datetime, action: str,
