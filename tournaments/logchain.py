@@ -105,7 +105,7 @@ def entry_hash(*, game_id: int, seq: int, round_id, slip_id, player_id, actor_id
         "reason": reason,
         "prev": prev_hash,
     }
-    return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical_json(content).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def hash_of(entry) -> str:
