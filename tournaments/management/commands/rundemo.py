@@ -153,7 +153,7 @@ class Command(BaseCommand):
         python = sys.executable
         web = subprocess.Popen(
             [python, "-m", "uvicorn", "arbiter.asgi:application", "--host", host or "0.0.0.0", "--port", str(port),
-             "--log-level", "warning"],
+             "--log-level", "warning", "--http", "arbiter.server:GuardedHTTPProtocol", "--timeout-keep-alive", "5"],
             env=env,
         )
         # The worker is supervised: started again (with a growing pause) whenever it exits (arbiter/supervise.py).
