@@ -24,6 +24,7 @@ from tournaments.errors import NotFound, ServiceError
 from tournaments.models import Game, Round
 from tournaments.names import clean_name
 from tournaments.services.common import log, setting_of
+from tournaments.services.roles import act_as, require_head
 
 TRAINING_CHOICES = tuple(Game.Training.values)
 VERDICT_SALT = "tournaments.training.verdict"
@@ -33,6 +34,7 @@ NAME_MAX = 40
 
 def training_set(*, game: Game, value: str, actor=None) -> Game:
     """Open the game to training (``everyone``, ``members``) or close it (``closed``); logged."""
+    act_as(require_head, game.pk, actor)
     if value not in TRAINING_CHOICES:
         raise ServiceError("invalid_training", f"training is one of {', '.join(TRAINING_CHOICES)}",
                            fields={"open": [f"one of {', '.join(TRAINING_CHOICES)}"]},

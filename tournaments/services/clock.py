@@ -19,12 +19,14 @@ from .common import (
     log,
     send_in_background,
 )
+from .roles import act_as, require_head
 
 logger = logging.getLogger(__name__)
 
 
 def round_start(*, round: Round, actor=None, now: datetime | None = None) -> Round:
     """Open the round: store its deadline and schedule its close at the deadline."""
+    act_as(require_head, round.game_id, actor)
     now = now or timezone.now()
     with transaction.atomic():
         current = Round.objects.select_related("game__tournament").get(pk=round.pk)

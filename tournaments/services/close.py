@@ -31,6 +31,7 @@ from .common import (
 )
 from .draw import round_compute_tops
 from .paper import paper_players
+from .roles import act_as, require_head
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +45,7 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
     play is possible is cancelled: its letters go back into the bag and the next draw has the same
     number (§3.6).
     """
+    act_as(require_head, round.game_id, actor)
     now = now or timezone.now()
     current = Round.objects.get(pk=round.pk)
     if current.status in (Round.Status.CLOSED, Round.Status.CANCELLED):
@@ -157,6 +159,7 @@ def _place_master(game: Game, round: Round) -> None:
 
 def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Round:
     """Make another of the tied tops the master, before the next round is drawn; the board follows."""
+    act_as(require_head, round.game_id, actor)
 
     with transaction.atomic():
         current = Round.objects.select_for_update().select_related("game__tournament").get(pk=round.pk)
@@ -201,6 +204,7 @@ def game_end(*, game: Game, actor=None) -> Game:
 
     Solos and warning deductions are counted by the standings of a game that is over.
     """
+    act_as(require_head, game.pk, actor)
     with transaction.atomic():
         game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
         if game.status == Game.Status.OVER:

@@ -32,6 +32,7 @@ from .common import (
     setting_of,
     sorted_letters,
 )
+from .roles import act_as, require_head
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
     follows a rejected physical draw, so the kept letters went back into the bag.
     409 ``round_open`` while a round is drawn or open, ``game_over`` once the game is over.
     """
+    act_as(require_head, game.pk, actor)
 
     if rack is not None and not isinstance(rack, str):
         raise ServiceError("bad_letters", "the rack must be letters", fields={"rack": ["not text"]})
@@ -143,6 +145,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
     with the round's accepted rack, which is then typed (or drawn) as a whole new one. A rack that obeys
     the rule, or that the bag cannot hold, is refused and changes nothing. Returns the rejections so far.
     """
+    act_as(require_head, game.pk, actor)
 
     if not isinstance(rack, str) or not rack.strip() or len(rack) > 40:
         raise ServiceError("bad_letters", "type the rejected rack's letters", fields={"rack": ["required"]})

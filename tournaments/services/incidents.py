@@ -23,6 +23,7 @@ from tournaments.versions import notify_game_changed
 from .clock import _schedule_close
 from .common import log, setting_of, sorted_letters
 from .draw import _rack_refused, _schedule_tops
+from .roles import act_as, require_head
 
 PAUSE = "pause"
 RESUME = "resume"
@@ -93,6 +94,7 @@ def round_pause(*, round: Round, reason: str, actor=None, now: datetime | None =
     """Stop the clock of an open round: the time left is kept, slips are refused (409 ``paused``) and the
     round does not close until it is resumed. 409 ``paused`` when already paused, ``deadline_passed``
     when the deadline has come (the round closes)."""
+    act_as(require_head, round.game_id, actor)
     text = _reason(reason)
     now = now or timezone.now()
     with transaction.atomic():
@@ -116,6 +118,7 @@ def round_pause(*, round: Round, reason: str, actor=None, now: datetime | None =
 
 def round_resume(*, round: Round, reason: str = "", actor=None, now: datetime | None = None) -> Round:
     """Start the clock again: the new deadline is now plus the time that was left. 409 ``not_paused``."""
+    act_as(require_head, round.game_id, actor)
     text = _reason(reason, required=False)
     now = now or timezone.now()
     with transaction.atomic():
@@ -146,6 +149,7 @@ def max_extend_seconds() -> int:
 def round_extend(*, round: Round, seconds: int, reason: str, actor=None, now: datetime | None = None) -> Round:
     """Add ``seconds`` to the clock of an open round, before its deadline (to the time left while paused).
     400 ``bad_seconds`` outside 1..ARBITER_MAX_EXTEND_SECONDS; 409 ``deadline_passed`` once it has come."""
+    act_as(require_head, round.game_id, actor)
     most = max_extend_seconds()
     if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= most:
         raise ServiceError("bad_seconds", f"a round is extended by a whole number of seconds from 1 to {most}",
@@ -185,6 +189,7 @@ def round_cancel(*, round: Round, reason: str, actor=None, now: datetime | None 
     bag and the letters kept from the round before stay kept, so the round is drawn again under the same
     number, from the same letters. Phones are told; the log and the game record show it with its reason.
     409 ``round_closed`` for a closed round."""
+    act_as(require_head, round.game_id, actor)
     text = _reason(reason)
     now = now or timezone.now()
     with transaction.atomic():
@@ -213,6 +218,7 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
     """Replace a mistyped rack before the clock starts (``EIRST?A`` typed for ``EIRSTSA``), with the same
     checks against the bag as a typed draw; the tops are computed again. 409 ``round_not_drawn`` once the
     clock has started, ``same_rack`` when nothing changes; the rack's own refusals as for a draw."""
+    act_as(require_head, round.game_id, actor)
     if not isinstance(rack, str) or not rack.strip():
         raise ServiceError("bad_letters", "type the rack's letters", fields={"rack": ["required"]})
     if len(rack) > 40:

@@ -81,6 +81,14 @@ def require_arbitrator(game_id: int, user) -> None:
                         params={"role": NO_ROLE})
 
 
+def act_as(require, game_id: int, actor) -> None:
+    """``require(game_id, actor)`` for an arbitrator acting through a service, whichever door they came by
+    (the console, the API); ``actor`` None is the server itself (the clock, a restore's playback, a
+    command), which no role limits."""
+    if actor is not None:
+        require(game_id, actor)
+
+
 def require_tournament_head(tournament_id: int, user) -> None:
     """403 ``head_only`` unless the user may create games in the tournament and import records into it."""
     role = tournament_role(tournament_id, user)

@@ -20,6 +20,7 @@ from .clock import round_close_if_due
 from .close import judge
 from .common import late_message, log, setting_of
 from .incidents import clock_stopped_at
+from .roles import act_as, require_arbitrator, require_head
 
 
 class StaleSlip(Conflict):
@@ -184,6 +185,7 @@ def slip_enter_paper(
     ``choice=None`` nothing is asked: the newer slip replaces the held one, as a phone's newer slip does (the
     API without a ``choice``). A slip without a key gets one of its own (``paper:``), so that the same entry
     sent twice is written once."""
+    act_as(require_arbitrator, round.game_id, actor)
     found = paper_player(game=round.game, player=player, table=table)
     key = key or f"paper:{uuid.uuid4().hex}"
     held = _other_slip(round, found, key, word, ref, score) if choice is not None else None
@@ -299,6 +301,7 @@ def _mark_result_late(round: Round, player: Player) -> bool:
 def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None, score: int | None, actor,
                     received_at: datetime | None = None) -> LateSlip:
     """A paper slip handed in after the end call, entered by the arbitrator: on record, paid 0 (late)."""
+    act_as(require_arbitrator, round.game_id, actor)
     round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     player = _check_player(round, player)
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
@@ -316,6 +319,7 @@ def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None,
 def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
     """The arbitrator admits a late slip (the fault was the venue's): it becomes the player's slip of the
     closed round, judged at once, logged like any correction."""
+    act_as(require_head, late.round.game_id, actor)
     reason_text = " ".join(str(reason or "").split())
     if not reason_text:
         raise ServiceError("reason_required", "admitting a late slip needs a reason", fields={"reason": ["required"]})
@@ -449,6 +453,7 @@ def slip_correct(
 ) -> Slip:
     """Correct a slip (the arbitrator's decision, logged with why): the corrected slip replaces it, and a
     closed round's result is judged again, so the standings follow. Return the corrected slip."""
+    act_as(require_arbitrator, slip.round.game_id, actor)
     reason_text = " ".join(str(reason or "").split())
     if not reason_text:
         raise ServiceError("reason_required", "a correction needs a reason", fields={"reason": ["required"]})
@@ -487,6 +492,7 @@ def slip_add(
 ) -> Slip:
     """The arbitrator enters a slip for a player who has none in a closed round (a paper slip handed in
     on time but entered late); it is judged at once and logged. While the round is open, use slip_submit."""
+    act_as(require_arbitrator, round.game_id, actor)
     reason_text = " ".join(str(reason or "").split())
     if not reason_text:
         raise ServiceError("reason_required", "an added slip needs a reason", fields={"reason": ["required"]})
