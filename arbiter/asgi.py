@@ -10,6 +10,8 @@ from arbiter.server import raise_open_files_limit
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arbiter.settings.dev")
 django_application = get_asgi_application()
 
+from arbiter.backups import embedded_database  # noqa: E402
+from arbiter.running import hold as hold_data_folder  # noqa: E402
 from engine.movegen import warm_up_in_background  # noqa: E402
 from tournaments.api.fast import fast_slips  # noqa: E402  (Django is set up above)
 
@@ -18,6 +20,9 @@ from tournaments.api.fast import fast_slips  # noqa: E402  (Django is set up abo
 warm_up_in_background()
 # Each phone of a hall holds a connection (its live stream): more than the default 1,024 open files.
 raise_open_files_limit()
+# The web server marks its data folder as served while it runs (arbiter/running.py: no restore under it).
+if embedded_database() is not None:
+    hold_data_folder()
 
 # The event loop takes arrivals and stamps them while request threads run Python: let it have the
 # interpreter back sooner than the default 5 ms, so a stamp is not delayed by a busy thread.

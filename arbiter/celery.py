@@ -41,3 +41,13 @@ def start_heartbeat(**_):
     from arbiter.heartbeat import start_beating
 
     return start_beating(settings.ARBITER_WORKER_HEARTBEAT_SECONDS)
+
+
+@signals.worker_init.connect
+def hold_the_data_folder(**_):
+    """The worker marks its data folder as served while it runs (arbiter/running.py: no restore under it)."""
+    from arbiter.backups import embedded_database
+    from arbiter.running import hold
+
+    if embedded_database() is not None:
+        hold()

@@ -62,6 +62,17 @@ def get_bool(name: str, default: bool = False, environ=os.environ) -> bool:
     raise SettingError(name, raw, "one of 1/0, true/false, yes/no, on/off")
 
 
+def get_sqlite_synchronous(name: str, environ=os.environ) -> str:
+    """SQLite's ``synchronous`` for the embedded database: FULL (the default: a commit is on the disk before
+    its answer, so a power cut loses no receipt) or NORMAL (faster; a crashed process loses nothing, a power
+    cut may lose the last commits)."""
+    raw = environ.get(name, "FULL")
+    value = raw.strip().upper()
+    if value not in ("FULL", "NORMAL"):
+        raise SettingError(name, raw, "FULL or NORMAL")
+    return value
+
+
 def get_list(name: str, default: list[str], environ=os.environ) -> list[str]:
     raw = environ.get(name)
     if raw is None:

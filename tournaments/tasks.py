@@ -75,3 +75,11 @@ def import_record(job_id: str) -> str:
     from tournaments.exports.imports import run_import
 
     return run_import(job_id)
+
+
+@shared_task(name="tournaments.tasks.backup_database")
+def backup_database() -> str:
+    """Copy the embedded database to DATA_DIR/backups/ (after every closed round; arbiter/backups.py)."""
+    from arbiter.backups import backup
+
+    return str(backup())

@@ -84,7 +84,15 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Several processes (web and worker) share the embedded database: wait for locks instead of failing.
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    # Run for durability (README, "A laptop crash loses nothing"): write-ahead log (readers and the writer do
+    # not block each other; a process killed mid-write leaves a log that the next opening replays) and
+    # synchronous FULL: each commit is on the disk before the answer (its receipt) goes out, so even a power
+    # cut keeps every receipted slip (NORMAL would only survive a crashed process, not the power going).
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20, "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; "
+                        f"PRAGMA synchronous={env.get_sqlite_synchronous('SQLITE_SYNCHRONOUS')}",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 BROKER = env.broker_from_env("REDIS_URL", data_dir=DATA_DIR)
@@ -129,6 +137,10 @@ ARBITER_WORKER_SILENT_SECONDS = env.get_seconds("WORKER_SILENT_SECONDS", 60.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-rounds": {"task": "tournaments.tasks.sweep_overdue_rounds", "schedule": 5.0},
 }
+
+# The embedded database is copied to DATA_DIR/backups/ after every closed round and by `manage.py backupdb`
+# (arbiter/backups.py); the newest BACKUPS_KEPT copies are kept.
+ARBITER_BACKUPS_KEPT = env.get_int("BACKUPS_KEPT", 20, minimum=1)
 
 LEXICON_CACHE_DIR = Path(env.get_str("LEXICON_CACHE_DIR", str(DATA_DIR / "lexicons")))
 

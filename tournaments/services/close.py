@@ -25,6 +25,7 @@ from .common import (
     log,
     play_from_dict,
     round_in_play,
+    send_in_background,
     setting_of,
     sorted_letters,
     tiles_left,
@@ -73,7 +74,18 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
             if _bag_exhausted(game, current.number + 1):
                 end_game(game, "bag_empty", actor)
         notify_game_changed(game.pk)
+        transaction.on_commit(_back_up)
     return True
+
+
+def _back_up() -> None:
+    """After every closed round, the worker copies the embedded database to DATA_DIR/backups/
+    (arbiter/backups.py); on PostgreSQL, pg_dump does (docker/README.md)."""
+    from arbiter.backups import embedded_database
+    from tournaments.tasks import backup_database
+
+    if embedded_database() is not None:
+        send_in_background(backup_database.delay, "a backup of the database")
 
 
 # Why the log holds a cancelled round (pages translate it: console/texts.log_reason_text).
