@@ -3,10 +3,14 @@
 from datetime import timedelta
 from pathlib import Path
 
-from arbiter import env
+from arbiter import env, places
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-DATA_DIR = Path(env.get_str("DATA_DIR", str(BASE_DIR / "var")))
+# templates/, static/ and locale/: a checkout's top folder, or arbiter/bundle/ in an installed package.
+ASSETS_DIR = places.assets_dir()
+# The data (embedded database, broker, cache, keys): DATA_DIR, else var/ in a checkout and the user's data
+# folder for an installed arbiter (arbiter/places.py).
+DATA_DIR = Path(env.get_str("DATA_DIR", str(places.default_data_dir())))
 
 DEBUG = env.get_bool("DEBUG", default=False)
 SECRET_KEY = env.get_secret_key("SECRET_KEY", debug=DEBUG)
@@ -22,7 +26,7 @@ USE_TZ = True
 USE_I18N = True
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("fr", "Français")]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [ASSETS_DIR / "locale"]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -60,7 +64,7 @@ ASGI_APPLICATION = "arbiter.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [ASSETS_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -137,6 +141,11 @@ ARBITER_WORKER_SILENT_SECONDS = env.get_seconds("WORKER_SILENT_SECONDS", 60.0)
 CELERY_BEAT_SCHEDULE = {
     "sweep-overdue-rounds": {"task": "tournaments.tasks.sweep_overdue_rounds", "schedule": 5.0},
 }
+# The worker that `arbiter run` and `make run` start: one process, this many threads (rundemo.worker_command).
+ARBITER_WORKER_THREADS = 2
+# Whether a web server process loads the compiled move search as it starts (arbiter/asgi.py); the laptop's
+# launcher turns it off for its web server, whose worker runs the searches.
+ARBITER_WEB_WARMS_SEARCH = True
 
 # The embedded database is copied to DATA_DIR/backups/ after every closed round and by `manage.py backupdb`
 # (arbiter/backups.py); the newest BACKUPS_KEPT copies are kept.
@@ -146,7 +155,7 @@ LEXICON_CACHE_DIR = Path(env.get_str("LEXICON_CACHE_DIR", str(DATA_DIR / "lexico
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [ASSETS_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
