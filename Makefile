@@ -26,7 +26,7 @@ warm: $(VENV)/.installed
 	$(BIN)/python -m engine warm
 
 run: warm
-	$(BIN)/python manage.py rundemo --host '$(HOST)' --port '$(PORT)'
+	$(BIN)/python -m arbiter run --no-warm --host '$(HOST)' --port '$(PORT)'
 
 # The tests run in TEST_WORKERS processes (pytest-xdist), 2 by default: each has its own test database,
 # cache keys and task queue. TEST_WORKERS=0 runs them in this process.

@@ -1,6 +1,7 @@
 import os
 import sys
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 from arbiter.arrival import limit_in_flight
@@ -17,7 +18,10 @@ from tournaments.api.fast import fast_slips  # noqa: E402  (Django is set up abo
 
 # The first search of a server process (a round's tops, at its close when no worker runs) should not wait
 # the second it takes to load the compiled move search: each process loads it now, beside the event loop.
-warm_up_in_background()
+# Not the laptop's web server (`arbiter run`, `make run`: ARBITER_WEB_WARMS_SEARCH off), whose worker runs
+# the searches: there the search is loaded at the first review or solutions sheet, 120 MiB spared till then.
+if settings.ARBITER_WEB_WARMS_SEARCH:
+    warm_up_in_background()
 # Each phone of a hall holds a connection (its live stream): more than the default 1,024 open files.
 raise_open_files_limit()
 # The web server marks its data folder as served while it runs (arbiter/running.py: no restore under it).

@@ -2,7 +2,8 @@
 
 import os
 
-from celery import Celery, signals
+import click
+from celery import Celery, bootsteps, signals
 
 from . import broker  # noqa: F401 - registers the embedded broker's transport (arbiterfs://)
 
@@ -11,6 +12,30 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arbiter.settings.dev")
 app = Celery("arbiter")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+class ThreadedBeat(bootsteps.StartStopStep):
+    """``worker --beat-thread``: the beat scheduler (the sweep of overdue rounds) in a thread of the worker,
+    where celery's ``--beat`` forks a process of its own (90 MiB more, and no fork on Windows). The launcher
+    (rundemo.worker_command) starts the worker so."""
+
+    label = "Beat (thread)"
+    conditional = True
+
+    def __init__(self, w, beat_thread=False, **kwargs):
+        self.enabled = bool(beat_thread)
+        super().__init__(w, **kwargs)
+
+    def create(self, w):
+        from celery.beat import EmbeddedService
+
+        return EmbeddedService(w.app, thread=True, schedule_filename=w.schedule_filename, scheduler_cls=w.scheduler)
+
+
+app.user_options["worker"].add(click.Option(
+    ["--beat-thread"], is_flag=True, default=False,
+    help="run the beat scheduler in a thread of this worker (no process of its own)"))
+app.steps["worker"].add(ThreadedBeat)
 
 
 def prepare_broker_folders() -> None:
@@ -30,6 +55,19 @@ def warm_up_search(**_):
     from engine.movegen import warm_up_in_background
 
     return warm_up_in_background()
+
+
+@signals.worker_ready.connect
+def warm_up_search_in_threads(sender=None, **_):
+    """A worker of threads (or solo: no pool process, no worker_process_init) loads the compiled search in
+    its own process, once it is ready to take tasks."""
+    worker = getattr(sender, "controller", None)
+    pool = getattr(worker, "pool_cls", None)
+    module = pool if isinstance(pool, str) else getattr(pool, "__module__", "")
+    if not module.endswith("prefork"):
+        from engine.movegen import warm_up_in_background
+
+        return warm_up_in_background()
 
 
 @signals.worker_ready.connect

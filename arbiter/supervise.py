@@ -13,7 +13,6 @@ in a tight loop), back to ``first_delay`` once a run lasted ``steady_after`` sec
 from __future__ import annotations
 
 import logging
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -65,12 +64,13 @@ class Supervised:
         self.delay = min(self.delay * 2, self.max_delay)
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the child (SIGTERM, then SIGKILL after ``timeout``) and restart it no more."""
+        """Stop the child (``terminate()``: SIGTERM on POSIX, TerminateProcess on Windows; ``kill()`` after
+        ``timeout``) and restart it no more."""
         self.stopped = True
         process = self.process
         if process is None or process.poll() is not None:
             return
-        process.send_signal(signal.SIGTERM)
+        process.terminate()
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -1,4 +1,6 @@
-"""Start the whole service on this machine: migrate, demo data, web server and Celery worker together.
+"""Start the whole service on this machine: migrate, the arbitrator's account (the demo data in a checkout), the
+web server in this process and a Celery worker beside it: two processes in all (`arbiter run` and `make run`
+both come here, through arbiter/app.py).
 
 ``--host 127.0.0.1`` (the default) serves this computer only. ``--host 0.0.0.0`` serves the club's network:
 the phones on the same Wi-Fi open the machine's address, which is printed with a QR code of the join page.
@@ -6,7 +8,8 @@ That address (PUBLIC_URL) is what the console and the projector put in their joi
 hosts follow it; both can be given in the environment instead (PUBLIC_URL, ALLOWED_HOSTS).
 
 Ctrl-C (or SIGTERM) stops both processes cleanly. A worker that exits on its own is started again, after a
-pause that grows to 30 s, and each exit is printed (arbiter/supervise.py).
+pause that grows to 30 s, and each exit is printed (arbiter/supervise.py). Nothing here is POSIX-only (no
+setsid, process groups or fork): the same code runs on Windows.
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from arbiter.supervise import Supervised
@@ -116,9 +119,32 @@ def terminal_qr(url: str) -> str:
     return out.getvalue()
 
 
+def worker_command(python: str, schedule: str) -> list[str]:
+    """The Celery worker as the launcher starts it: one process, a pool of threads and the beat scheduler in
+    a thread of its own (``--beat-thread``, arbiter/celery.py). No fork anywhere: the same command runs on
+    Windows, where the prefork pool and celery's beat process do not; and one process with the compiled
+    search loaded once weighs a third of a prefork worker's four (README, "A light laptop")."""
+    return [python, "-m", "celery", "-A", "arbiter", "worker", "--pool", "threads",
+            "--concurrency", str(settings.ARBITER_WORKER_THREADS), "--beat-thread", "--loglevel", "warning",
+            "--schedule", schedule]
+
+
+def stop_child(process: subprocess.Popen, timeout: float = 10.0) -> None:
+    """Stop a child and wait for it: ``terminate()`` (SIGTERM on POSIX, TerminateProcess on Windows, where a
+    child in the same console has had the Ctrl-C itself), then ``kill()`` after ``timeout``."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class Command(BaseCommand):
-    help = ("Migrate, create the demo arbitrator and tournament, then run the web server and a Celery worker. "
-            "--host 0.0.0.0 serves the phones of the local network.")
+    help = ("Migrate, create the arbitrator's account (and the demo tournament in a checkout), then serve the "
+            "pages in this process and run a Celery worker beside it. --host 0.0.0.0 serves the phones of the "
+            "local network.")
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1",
@@ -131,8 +157,12 @@ class Command(BaseCommand):
                                  "created: en (the default) or fr")
 
     def handle(self, *args, host, port, no_demo, language="en", **options):
+        import uvicorn
+
         from arbiter.celery import prepare_broker_folders
-        from tournaments.demo import create_demo
+        from arbiter.places import in_checkout
+        from arbiter.server import GuardedHTTPProtocol
+        from tournaments.demo import create_demo, ensure_arbitrator
 
         host = host.strip()
         if not 1 <= port <= 65535:
@@ -141,63 +171,79 @@ class Command(BaseCommand):
         everywhere = host in ALL_INTERFACES
         plan = network_plan(host, port, os.environ, settings.ARBITER_PUBLIC_URL,
                             lan_address() if everywhere else None)
+        # The web server runs in this process: it reads the plan from the settings, the worker from its
+        # environment.
+        os.environ.update(plan["env"])
+        if "ALLOWED_HOSTS" in plan["env"]:
+            settings.ALLOWED_HOSTS = plan["env"]["ALLOWED_HOSTS"].split(",")
+            settings.CSRF_TRUSTED_ORIGINS = [f"{scheme}://{name}" for name in settings.ALLOWED_HOSTS
+                                             for scheme in ("http", "https")]
+        if "PUBLIC_URL" in plan["env"]:
+            settings.ARBITER_PUBLIC_URL = plan["env"]["PUBLIC_URL"]
 
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         prepare_broker_folders()
-        call_command("migrate", interactive=False, verbosity=0)
-        if not no_demo:
-            for line in create_demo(language=language):
-                self.stdout.write(line)
-
-        env = {**os.environ, **plan["env"]}
-        python = sys.executable
-        web = subprocess.Popen(
-            [python, "-m", "uvicorn", "arbiter.asgi:application", "--host", host or "0.0.0.0", "--port", str(port),
-             "--log-level", "warning", "--http", "arbiter.server:GuardedHTTPProtocol", "--timeout-keep-alive", "5"],
-            env=env,
-        )
-        # The worker is supervised: started again (with a growing pause) whenever it exits (arbiter/supervise.py).
-        worker = Supervised(
-            [python, "-m", "celery", "-A", "arbiter", "worker", "--beat", "--loglevel", "warning",
-             "--concurrency", "2", "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")],
-            env=env, log=lambda line: self.stderr.write(self.style.WARNING(line)),
-        )
-        worker.start()
-        children = [web]
+        # Migrations in a process of their own: the web server (this process) does not keep what they load.
+        migrated = subprocess.run([sys.executable, "-m", "django", "migrate", "--noinput", "--verbosity", "0"],
+                                  env={**os.environ, "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE})
+        if migrated.returncode:
+            raise CommandError(f"the database could not be brought up to date (exit code {migrated.returncode}): "
+                               "see above")
+        # The web server in this process leaves the searches to the worker (arbiter/asgi.py).
+        settings.ARBITER_WEB_WARMS_SEARCH = False
         local = plan["local_url"]
-        stopping = False
+        # The demo login (a fixed password) only for a checkout that this computer alone can open; an
+        # installed arbiter, or a server the network can reach, gets an account with a password of its own.
+        fixed_password = in_checkout() and not everywhere and is_loopback(host)
+        account = create_demo(language=language) if not no_demo and in_checkout() else []
+        if not fixed_password:
+            account = ensure_arbitrator(console_url=f"{local}/console/") + [
+                line for line in account if not line.startswith("Demo arbitrator:")]
+        for line in account:
+            self.stdout.write(line)
 
-        def stop(signum, frame):
-            nonlocal stopping
-            stopping = True
+        worker = Supervised(worker_command(sys.executable, str(settings.DATA_DIR / "celerybeat-schedule")),
+                            env=dict(os.environ), log=lambda line: self.stderr.write(self.style.WARNING(line)))
+        server = uvicorn.Server(uvicorn.Config(
+            "arbiter.asgi:application", host=host or "0.0.0.0", port=port, log_level="warning",
+            http=GuardedHTTPProtocol, timeout_keep_alive=5,
+        ))
+        done = threading.Event()
 
-        signal.signal(signal.SIGTERM, stop)
-        try:
-            # The addresses are printed once the web server answers, so that they work when they are read.
-            self._wait_listening(urlsplit(local).hostname, port, web)
-            if web.poll() is not None:
-                raise CommandError(f"the web server stopped at once (exit code {web.returncode}): see above")
-            self.stdout.write(self.style.SUCCESS(f"Arbiter running at {local}/  (Ctrl-C stops)"))
-            self.stdout.write(f"  console: {local}/console/   health: {local}/healthz")
-            self._tell_about_phones(host, plan["public_url"])
-            while not stopping and all(child.poll() is None for child in children):
+        def watch() -> None:
+            """Print the addresses once the web server answers, then keep the worker running."""
+            deadline = time.monotonic() + 60
+            while not server.started and not done.is_set() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if server.started:
+                self.stdout.write(self.style.SUCCESS(f"Arbiter running at {local}/  (Ctrl-C stops)"))
+                self.stdout.write(f"  console: {local}/console/   health: {local}/healthz")
+                self._tell_about_phones(host, plan["public_url"])
+                self.stdout.flush()
+            while not done.wait(0.3):
                 worker.check()
-                time.sleep(0.3)
+
+        # uvicorn catches these while it serves, then raises them again once stopped: here they stop nothing
+        # more (Ctrl-C's SIGINT raises KeyboardInterrupt, caught below), so the worker is stopped in turn.
+        for name in ("SIGTERM", "SIGBREAK"):  # SIGBREAK: Ctrl-Break on Windows
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), lambda signum, frame: None)
+        worker.start()
+        watcher = threading.Thread(target=watch, name="launcher-watch", daemon=True)
+        watcher.start()
+        try:
+            # Ctrl-C (and SIGTERM where there is one) stop the web server; uvicorn handles both.
+            server.run()
         except KeyboardInterrupt:
             pass
         finally:
-            worker.stopped = True  # no restart while stopping; stopped below with the web server
+            done.set()
+            watcher.join(timeout=5)
+            worker.stopped = True  # no restart while stopping
             if worker.process is not None:
-                children.append(worker.process)
-            for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGTERM)
-            deadline = time.monotonic() + 10
-            for child in children:
-                try:
-                    child.wait(timeout=max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    child.kill()
+                stop_child(worker.process)
+        if not server.started:
+            raise CommandError("the web server did not start: see above")
         self.stdout.write("Stopped.")
 
     def _check_free(self, host: str, port: int) -> None:

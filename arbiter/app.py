@@ -1,0 +1,125 @@
+"""``arbiter``: the club's one command, installed with the package (pyproject.toml, [project.scripts]); ``make
+run`` calls it too (``python -m arbiter run``).
+
+    arbiter run [--lan] [--port N] [--public-url URL]   migrate, warm the engine, serve (Ctrl-C stops)
+    arbiter backup                                      copy the embedded database to DATA_DIR/backups/
+    arbiter restore FILE                                bring a backup back (after checking it)
+    arbiter importlexicon ... / arbiter verifylog ...   the club's management commands
+    arbiter manage COMMAND ...                          any Django management command
+
+It runs from any folder: in a checkout it uses the checkout's settings (arbiter.settings.dev, data in var/),
+installed it uses arbiter.settings.app (data in the user's data folder, a secret key made there once).
+DJANGO_SETTINGS_MODULE and DATA_DIR in the environment override either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+# Management commands a club runs, offered as `arbiter NAME ...` (any other: `arbiter manage NAME ...`).
+CLUB_COMMANDS = {
+    "importlexicon": "import a word list (arbiter importlexicon NAME FILE)",
+    "verifylog": "check a game's log chain",
+    "pingworker": "ask the worker whether it answers",
+    "changepassword": "set an arbitrator's password (arbiter changepassword USERNAME)",
+    "createsuperuser": "create another arbitrator's account",
+    "migrate": "bring the database up to date (arbiter run does it too)",
+}
+
+
+def settings_module() -> str:
+    from arbiter.places import in_checkout
+
+    return "arbiter.settings.dev" if in_checkout() else "arbiter.settings.app"
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arbiter", description="Duplicate Scrabble arbiter: the console, the phones and the projector "
+                                    "served from this computer.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser("run", help="serve the arbiter on this computer (Ctrl-C stops)")
+    run.add_argument("--lan", action="store_true",
+                     help="serve the club's network too (the phones on the same Wi-Fi): listen on 0.0.0.0")
+    run.add_argument("--host", default=None,
+                     help="the address to listen on (default 127.0.0.1, this computer only; --lan: 0.0.0.0)")
+    run.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    run.add_argument("--public-url", default=None,
+                     help="the address phones open, e.g. http://192.168.1.20:8000 (found by itself with --lan)")
+    run.add_argument("--no-demo", action="store_true", help="in a checkout: no demo tournament")
+    run.add_argument("--language", choices=["en", "fr"], default="en",
+                     help="in a checkout: the demo tournament's language when it is created")
+    run.add_argument("--no-warm", action="store_true", help="do not ready the compiled search before serving")
+    commands.add_parser("backup", help="copy the embedded database to DATA_DIR/backups/ (SQLite's online backup)")
+    restore = commands.add_parser("restore", help="bring a backup of the embedded database back (checked first)")
+    restore.add_argument("file")
+    for name, text in CLUB_COMMANDS.items():
+        command = commands.add_parser(name, help=text, add_help=False)
+        command.add_argument("args", nargs=argparse.REMAINDER)
+    manage = commands.add_parser("manage", help="any Django management command (arbiter manage help)",
+                                 add_help=False)
+    manage.add_argument("args", nargs=argparse.REMAINDER)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser().parse_args(argv)
+    if args.command == "run":
+        host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+        if args.public_url is not None:
+            os.environ["PUBLIC_URL"] = args.public_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module())
+    from django.core.management import call_command, execute_from_command_line
+
+    from arbiter.env import SettingError
+
+    try:
+        import django
+
+        django.setup()
+    except SettingError as error:
+        print(f"arbiter: {error}", file=sys.stderr)
+        return 2
+    if args.command == "run":
+        if not args.no_warm:
+            warm()
+        return _call(call_command, "rundemo", host=host, port=args.port, no_demo=args.no_demo,
+                     language=args.language)
+    if args.command == "backup":
+        return _call(call_command, "backupdb")
+    if args.command == "restore":
+        return _call(call_command, "restoredb", args.file)
+    name = [] if args.command == "manage" else [args.command]
+    execute_from_command_line(["arbiter", *name, *args.args])
+    return 0
+
+
+def warm() -> None:
+    """Ready the compiled move search (compiled once per machine, about 20 s; then loaded from its cache),
+    as `make run` does before it serves, and say which search runs. In a process of its own, which exits:
+    the web server does not keep what it loaded."""
+    import subprocess
+
+    print("Readying the move search (the first time on this computer takes about 20 s)...", flush=True)
+    from django.conf import settings
+
+    subprocess.run([sys.executable, "-m", "engine", "warm", "--lexicon-cache", str(settings.LEXICON_CACHE_DIR)],
+                   check=False)
+
+
+def _call(call_command, *args, **options) -> int:
+    from django.core.management.base import CommandError
+
+    try:
+        call_command(*args, **options)
+    except CommandError as error:
+        print(f"arbiter: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
