@@ -217,3 +217,17 @@ def test_a_postgresql_dump_restored_gives_the_same_standings(tmp_path):
         with psycopg.connect(admin, autocommit=True) as conn:
             for name in (source, target):
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+PRAGMAS = ("import django; django.setup(); from django.db import connection; c = connection.cursor(); "
+           "print(c.execute('PRAGMA journal_mode').fetchone()[0], c.execute('PRAGMA synchronous').fetchone()[0])")
+
+
+def test_the_embedded_database_runs_in_wal_mode_with_synchronous_full(tmp_path):
+    """A receipt promises the slip is kept: each commit reaches the disk before its answer (FULL: 2), with a
+    write-ahead log; NORMAL (1) on request only; any other value refused with what is expected."""
+    (tmp_path / "data").mkdir()
+    assert _run(["-c", PRAGMAS], _env(tmp_path / "data")).stdout.split() == ["wal", "2"]
+    assert _run(["-c", PRAGMAS], _env(tmp_path / "data", SQLITE_SYNCHRONOUS="normal")).stdout.split() == ["wal", "1"]
+    refused = _run(["-c", PRAGMAS], _env(tmp_path / "data", SQLITE_SYNCHRONOUS="OFF"), check=False)
+    assert refused.returncode != 0 and "SQLITE_SYNCHRONOUS='OFF' is not valid: expected FULL or NORMAL" in refused.stderr
