@@ -14,6 +14,7 @@ setsid, process groups or fork): the same code runs on Windows.
 
 from __future__ import annotations
 
+import argparse
 import io
 import ipaddress
 import os
@@ -26,6 +27,7 @@ import time
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from arbiter.supervise import Supervised
@@ -155,14 +157,33 @@ class Command(BaseCommand):
         parser.add_argument("--language", choices=["en", "fr"], default="en",
                             help="the demo tournament's language (its sheets, projector and phones), when it is "
                                  "created: en (the default) or fr")
+        # The launcher's own child: migrate and set up the account, print them, exit (see handle).
+        parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
+        parser.add_argument("--console-url", default="", help=argparse.SUPPRESS)
 
-    def handle(self, *args, host, port, no_demo, language="en", **options):
+    def prepare(self, *, host: str, console_url: str, no_demo: bool, language: str) -> None:
+        """Migrate, then the arbitrator's account (and the demo in a checkout), printed. The demo login (a
+        fixed password) only for a checkout that this computer alone can open; an installed arbiter, or a
+        server the network can reach, gets an account with a password of its own."""
+        from arbiter.places import in_checkout
+        from tournaments.demo import create_demo, ensure_arbitrator
+
+        call_command("migrate", interactive=False, verbosity=0)
+        fixed_password = in_checkout() and host not in ALL_INTERFACES and is_loopback(host)
+        account = create_demo(language=language) if not no_demo and in_checkout() else []
+        if not (fixed_password and account):
+            account = ensure_arbitrator(console_url=console_url, fixed_password_allowed=fixed_password) + [
+                line for line in account if not line.startswith("Demo arbitrator:")]
+        for line in account:
+            self.stdout.write(line)
+
+    def handle(self, *args, host, port, no_demo, language="en", prepare_only=False, console_url="", **options):
+        if prepare_only:
+            return self.prepare(host=host.strip(), console_url=console_url, no_demo=no_demo, language=language)
         import uvicorn
 
         from arbiter.celery import prepare_broker_folders
-        from arbiter.places import in_checkout
         from arbiter.server import GuardedHTTPProtocol
-        from tournaments.demo import create_demo, ensure_arbitrator
 
         host = host.strip()
         if not 1 <= port <= 65535:
@@ -183,24 +204,19 @@ class Command(BaseCommand):
 
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         prepare_broker_folders()
-        # Migrations in a process of their own: the web server (this process) does not keep what they load.
-        migrated = subprocess.run([sys.executable, "-m", "django", "migrate", "--noinput", "--verbosity", "0"],
-                                  env={**os.environ, "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE})
-        if migrated.returncode:
-            raise CommandError(f"the database could not be brought up to date (exit code {migrated.returncode}): "
-                               "see above")
         # The web server in this process leaves the searches to the worker (arbiter/asgi.py).
         settings.ARBITER_WEB_WARMS_SEARCH = False
         local = plan["local_url"]
-        # The demo login (a fixed password) only for a checkout that this computer alone can open; an
-        # installed arbiter, or a server the network can reach, gets an account with a password of its own.
-        fixed_password = in_checkout() and not everywhere and is_loopback(host)
-        account = create_demo(language=language) if not no_demo and in_checkout() else []
-        if not fixed_password:
-            account = ensure_arbitrator(console_url=f"{local}/console/") + [
-                line for line in account if not line.startswith("Demo arbitrator:")]
-        for line in account:
-            self.stdout.write(line)
+        # Migrations, the account and the demo in a process of their own: the web server (this process) does not
+        # keep what they load (the demo's word list, 75 MiB in all).
+        self.stdout.flush()
+        prepared = subprocess.run(
+            [sys.executable, "-m", "django", "rundemo", "--prepare-only", "--host", host or "0.0.0.0",
+             "--port", str(port), "--console-url", f"{local}/console/", "--language", language]
+            + (["--no-demo"] if no_demo else []),
+            env={**os.environ, "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE})
+        if prepared.returncode:
+            raise CommandError(f"the database could not be set up (exit code {prepared.returncode}): see above")
 
         # The worker skips Django's system checks (the migrations above ran them): they import every page, view
         # and sheet (the URLconf), 45 MiB a worker that runs tasks never needs.
