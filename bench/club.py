@@ -1,6 +1,7 @@
 """A club evening on one laptop: 60 phones play a round against `make run`'s own server, on 127.0.0.1 only.
 
-Starts `manage.py rundemo` (what `make run` runs: uvicorn and a Celery worker with beat) on the embedded
+Starts `manage.py rundemo` (what `make run` and `arbiter run` run: the web server in its own process and a
+Celery worker of threads with the beat in a thread) on the embedded
 default: DATABASE_URL and REDIS_URL unset, so SQLite and the filesystem broker, in a fresh DATA_DIR in a
 temporary folder. Then, through HTTP only, as the arbitrator and the phones would:
 
@@ -102,7 +103,7 @@ def wait_running(server: subprocess.Popen, timeout: float = 120) -> None:
 
 
 def stop_server(server: subprocess.Popen) -> None:
-    """Ctrl-C to the whole group (rundemo, uvicorn, the worker), as a terminal would; then SIGKILL."""
+    """Ctrl-C to the whole group (rundemo serving the pages, the worker), as a terminal would; then SIGKILL."""
     try:
         os.killpg(server.pid, signal.SIGINT)
         server.wait(timeout=30)
@@ -537,7 +538,7 @@ def main() -> None:
         try:
             started = time.monotonic()
             wait_running(server)
-            print(f"make run's server (rundemo: uvicorn + Celery worker, SQLite + filesystem broker) on "
+            print(f"make run's server (rundemo: uvicorn in-process + a Celery worker of threads, SQLite + filesystem broker) on "
                   f"{HOST}:{port}, up in {time.monotonic() - started:.1f} s; {args.phones} phones; "
                   f"{os.cpu_count()} CPUs shared by the server and the phones; load average {os.getloadavg()[0]:.1f}")
             asyncio.run(asyncio.wait_for(evening(port, args.phones, args.round_seconds, args.last_seconds),
