@@ -66,23 +66,22 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and (argv[0] in CLUB_COMMANDS or argv[0] == "manage"):
+        # Handed to Django whole, options included (argparse would take them for its own).
+        if not setup():
+            return 2
+        from django.core.management import execute_from_command_line
+
+        execute_from_command_line(["arbiter", *(argv[1:] if argv[0] == "manage" else argv)])
+        return 0
     args = parser().parse_args(argv)
     if args.command == "run":
         host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
         if args.public_url is not None:
             os.environ["PUBLIC_URL"] = args.public_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module())
-    from django.core.management import call_command, execute_from_command_line
-
-    from arbiter.env import SettingError
-
-    try:
-        import django
-
-        django.setup()
-    except SettingError as error:
-        print(f"arbiter: {error}", file=sys.stderr)
+    if not setup():
         return 2
+    from django.core.management import call_command
     if args.command == "run":
         if not args.no_warm:
             warm()
@@ -92,9 +91,25 @@ def main(argv: list[str] | None = None) -> int:
         return _call(call_command, "backupdb")
     if args.command == "restore":
         return _call(call_command, "restoredb", args.file)
-    name = [] if args.command == "manage" else [args.command]
-    execute_from_command_line(["arbiter", *name, *args.args])
-    return 0
+    raise AssertionError(args.command)  # the others were handed to Django above
+
+
+def setup() -> bool:
+    """Django set up with the settings of a checkout or of an installed arbiter, and the data folder made;
+    False (the reason printed) when a setting in the environment is refused."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module())
+    import django
+    from django.conf import settings
+
+    from arbiter.env import SettingError
+
+    try:
+        django.setup()
+    except SettingError as error:
+        print(f"arbiter: {error}", file=sys.stderr)
+        return False
+    settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+    return True
 
 
 def warm() -> None:

@@ -200,3 +200,33 @@ def test_the_launcher_runs_a_round_without_fork_or_process_groups_and_stops_on_c
     assert rest.rstrip().endswith("Stopped.")
     assert all(not Path(f"/proc/{pid}").exists() for pid in worker_pids), "the worker stopped with the launcher"
     print(f"up in {up:.1f} s; {played.stdout.strip()}; stopped in {stopped:.1f} s")
+
+
+def test_the_arbiter_command_hands_backup_restore_and_the_club_commands_to_django(tmp_path):
+    """`arbiter migrate -v 0` (options passed whole), `arbiter backup`, `arbiter restore FILE`; a file that is
+    not a database is refused with the reason and exit code 1, the database left as it was."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES")}
+    env.update(DATA_DIR=str(tmp_path / "data"))
+
+    def arbiter(*args):
+        return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120)
+
+    assert arbiter("migrate", "-v", "0").returncode == 0
+    database = tmp_path / "data" / "arbiter.sqlite3"
+    assert database.exists(), "the data folder is made and the database in it"
+    backed = arbiter("backup")
+    assert backed.returncode == 0, backed.stderr
+    [copy] = (tmp_path / "data" / "backups").iterdir()
+    restored = arbiter("restore", str(copy))
+    assert restored.returncode == 0, restored.stderr
+    assert f"restored from {copy}" in restored.stdout
+    before = database.read_bytes()
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("not a database")
+    refused = arbiter("restore", str(junk))
+    assert refused.returncode == 1
+    assert "not an SQLite database" in refused.stderr
+    assert database.read_bytes() == before
+    usage = arbiter("importlexicon", "--help")
+    assert usage.returncode == 0 and "--name" in usage.stdout
