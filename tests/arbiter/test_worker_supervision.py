@@ -41,7 +41,7 @@ def worker_folder(tmp_path, settings):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
                                    "LOCATION": str(data / "cache")}}
     settings.ARBITER_WORKER_SILENT_SECONDS = SILENT
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES")}
     env.update(DATA_DIR=str(data), DJANGO_SETTINGS_MODULE="arbiter.settings.test", WORKER_HEARTBEAT_SECONDS="0.5")
     return data, env
 

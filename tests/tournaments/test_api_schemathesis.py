@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ from django.conf import settings
 from django.db import connection
 
 from tournaments import services
+from tournaments.models import RecordImport
 
 from .stack import RedisServer, WebServer, child_env, request
 
@@ -116,6 +118,7 @@ class Arena:
     player: int
     player_token: str
     arbitrator_token: str
+    job: str  # a record import played back by the worker, sent by the arbitrator
 
 
 @pytest.fixture
@@ -132,8 +135,10 @@ def arena(server, make_tournament, make_game, make_player, arbitrator, isolated_
     answer = request(server.port, "POST", "/api/auth/token",
                      {"username": arbitrator.username, "password": "secret-password"})
     assert answer.status == 200, answer
+    job = RecordImport.objects.create(id=uuid.uuid4(), tournament=tournament, actor=arbitrator,
+                                      status=RecordImport.Status.DONE, game=closed_game)
     return Arena(tournament.pk, game.pk, closed_game.pk, slip.pk, late.pk, ann.pk, ann_token,
-                 answer.json()["token"])
+                 answer.json()["token"], str(job.pk))
 
 
 CLOSED = re.compile(r"^/api/games/\{game_id\}/rounds/\{number\}/(master|slips/\{slip_id\}/correct|late/\{late_id\}/admit)$")
@@ -145,7 +150,7 @@ def who_and_where(arena: Arena, path: str) -> tuple[dict, dict]:
     """(headers, path parameters) of an operation: who calls it, on which game, round, slip..."""
     parameters = {"game_id": arena.closed_game if CLOSED.match(path) else arena.game, "number": 1,
                   "tournament_id": arena.tournament, "player_id": arena.player, "slip_id": arena.slip,
-                  "late_id": arena.late}
+                  "late_id": arena.late, "job_id": arena.job}
     if PUBLIC.match(path):
         return {}, parameters
     if MINE.match(path):

@@ -70,9 +70,12 @@ def test_the_fast_paths_receipt_is_sealed_and_checked_by_the_console(open_round,
     settings.ARBITER_TRUSTED_SIGNING_KEYS = [seal._public_text(other.public_key())]
     assert check(arbitrator_client, game, made)["signer"] == "trusted"
 
-    # Garbage: a clear verdict, never a 500.
-    assert check(arbitrator_client, game, {"seal": "x"})["signer"] == "forged"
-    assert check(arbitrator_client, game, {})["valid"] is False
+    # Not a receipt at all: 400 naming what is missing, never a 500.
+    for garbage in ({"seal": "x"}, {}, {**receipt, "seal": None}, {**receipt, "slip": "a\u0000"}):
+        answer = arbitrator_client.post(f"/api/games/{game.pk}/receipts/check", garbage, format="json")
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "invalid", answer.content
+    # A seal whose signature is not even base64: forged.
+    assert check(arbitrator_client, game, {**receipt, "seal": {**receipt["seal"], "sig": "%%%"}})["signer"] == "forged"
 
 
 def test_a_receipt_of_a_replaced_slip_is_still_on_record_but_no_longer_counts(open_round, arbitrator_client):

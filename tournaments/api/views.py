@@ -485,8 +485,7 @@ class ReceiptCheckView(ApiView):
         from tournaments.receipts import receipt_check
 
         game = get_game(game_id)
-        if not isinstance(request.data, dict):
-            raise ServiceError("invalid", "A receipt is a JSON object.", fields={"receipt": ["not an object"]})
+        valid(s.ReceiptSerializer, request)  # a receipt's shape, else 400: what it proves is the check's
         return Response(s.ReceiptCheckSerializer(receipt_check(game=game, receipt=request.data)).data)
 
 
