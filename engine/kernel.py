@@ -10,8 +10,10 @@ own.
 
 Arrays, all int64 unless said:
 
-* the word graph: ``arcs[node * 32 + c]`` the child or -1, ``masks``, ``lengths`` (``engine.lexicon``),
-  ``ahead[node, j]`` the letters some word has j letters after ``node``; the anagram graph likewise;
+* the word graph, int32 (held for the whole life of a process: half the memory of int64, and every node
+  number and letter mask fits): ``arcs[node * 32 + c]`` the child or -1, ``masks``, ``lengths``
+  (``engine.lexicon``), ``ahead[node, j]`` the letters some word has j letters after ``node``; the anagram
+  graph likewise;
 * a board's views (one row per direction): the squares, the cross-checks, cross-word base scores and
   multipliers, anchors, premium multipliers, ``need``/``next_need`` (``movegen._Orientation``), and the
   starts ((direction, square, reach), one per row of ``starts``);
@@ -72,10 +74,10 @@ class LexiconArrays:
 
 def _graph_arrays(masks, arcs, lengths):
     n = len(masks)
-    dense = np.full(n * 32, -1, dtype=np.int64)
+    dense = np.full(n * 32, -1, dtype=np.int32)
     keys = np.fromiter(arcs.keys(), dtype=np.int64, count=len(arcs))
-    dense[keys] = np.fromiter(arcs.values(), dtype=np.int64, count=len(arcs))
-    return dense, np.array(masks, dtype=np.int64), np.array(lengths, dtype=np.int64)
+    dense[keys] = np.fromiter(arcs.values(), dtype=np.int32, count=len(arcs))
+    return dense, np.array(masks, dtype=np.int32), np.array(lengths, dtype=np.int32)
 
 
 @_jit
@@ -83,7 +85,7 @@ def _ahead_table(arcs, masks, n_arcs):
     """ahead[node, j]: the letters some word has j letters after ``node`` (movegen._ahead, one column per
     j): children before parents, by a depth-first walk of the graph."""
     n = masks.shape[0]
-    ahead = np.zeros((n, SIZE), dtype=np.int64)
+    ahead = np.zeros((n, SIZE), dtype=np.int32)
     done = np.zeros(n, dtype=np.uint8)
     # Each node is expanded once (the graph has no cycle): at most one entry per arc, two per node.
     stack = np.empty(n_arcs + 2 * n + 2, dtype=np.int64)  # node * 2 + 1 once its children are done
