@@ -546,25 +546,26 @@ class SlipSerializer(serializers.Serializer):
 
 
 class SealSerializer(serializers.Serializer):
-    alg = serializers.CharField(help_text="ed25519")
-    key = serializers.CharField(help_text="The signing server's public key (base64url, 32 bytes).")
-    sig = serializers.CharField(help_text="The signature over the receipt's other fields as canonical JSON.")
+    alg = StrictCharField(allow_blank=True, help_text="ed25519")
+    key = StrictCharField(allow_blank=True, help_text="The signing server's public key (base64url, 32 bytes).")
+    sig = StrictCharField(allow_blank=True, help_text="The signature over the receipt's other fields as canonical JSON.")
 
 
 class ReceiptSerializer(serializers.Serializer):
-    """A slip's receipt, sealed by the server (tournaments/receipts.py)."""
+    """A slip's receipt, sealed by the server (tournaments/receipts.py). As a request, any receipt of this shape
+    is checked (blank texts included): whether it proves anything is the check's answer."""
 
-    v = serializers.IntegerField()
-    game = serializers.IntegerField()
-    round = serializers.IntegerField()
-    player = serializers.IntegerField()
-    slip = serializers.IntegerField()
-    word = serializers.CharField()
-    ref = serializers.CharField(allow_blank=True)
-    score = serializers.IntegerField(allow_null=True)
-    key = serializers.CharField()
-    seq = serializers.IntegerField(allow_null=True)
-    received_at = serializers.CharField(help_text="When the slip's last byte arrived (ISO 8601).")
+    v = StrictIntegerField()
+    game = StrictIntegerField()
+    round = StrictIntegerField()
+    player = StrictIntegerField()
+    slip = StrictIntegerField()
+    word = StrictCharField(allow_blank=True)
+    ref = StrictCharField(allow_blank=True)
+    score = StrictIntegerField(allow_null=True)
+    key = StrictCharField(allow_blank=True)
+    seq = StrictIntegerField(allow_null=True)
+    received_at = StrictCharField(allow_blank=True, help_text="When the slip's last byte arrived (ISO 8601).")
     seal = SealSerializer()
 
 

@@ -485,7 +485,11 @@ class ReceiptCheckView(ApiView):
         from tournaments.receipts import receipt_check
 
         game = get_game(game_id)
-        valid(s.ReceiptSerializer, request)  # a receipt's shape, else 400: what it proves is the check's
+        shape = s.ReceiptSerializer(data=request.data if isinstance(request.data, dict) else None)
+        if not shape.is_valid():  # not a receipt's shape: 400 under "receipt"; what a receipt proves is the check's
+            problems = [f"{name}: {' '.join(map(str, errors)) if isinstance(errors, list) else 'not valid'}"
+                        for name, errors in shape.errors.items()]
+            raise ServiceError("invalid", "This is not a slip's receipt.", fields={"receipt": problems})
         return Response(s.ReceiptCheckSerializer(receipt_check(game=game, receipt=request.data)).data)
 
 
