@@ -61,7 +61,7 @@ def _connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
 
 
 def _fsync(path: Path) -> None:
-    with open(path, "rb") as f:
+    with open(path, "r+b") as f:  # writable: Windows flushes only a handle open for writing
         os.fsync(f.fileno())
 
 
