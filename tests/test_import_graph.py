@@ -8,7 +8,6 @@ wherever it stands.
 
 from __future__ import annotations
 
-import ast
 import itertools
 import os
 import subprocess
@@ -23,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_the_contracts_of_pyproject_hold():
     """engine imports no Django and nothing of tournaments, and its modules only those below them;
     tournaments.services import no tournaments.api or tournaments.web; tournaments.models and
-    tournaments.selectors import no tournaments.services."""
+    tournaments.selectors import no tournaments.services; the services import neither the tasks nor the live
+    side, and the live side no service."""
     lint_imports = Path(sys.executable).with_name("lint-imports")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(
@@ -34,9 +34,10 @@ def test_the_contracts_of_pyproject_hold():
     assert "0 broken" in done.stdout
 
 
-# No import cycle among these: the live side, the readers, each service module, the Celery tasks. A cycle
-# through any other module counts too.
-ACYCLIC = ("tournaments.live", "tournaments.selectors", "tournaments.services.*", "tournaments.tasks")
+# No import cycle among these: the live side, the readers, each service module, the Celery tasks, the reads
+# that close on the way. A cycle through any other module counts too.
+ACYCLIC = ("tournaments.live", "tournaments.selectors", "tournaments.services.*", "tournaments.tasks",
+           "tournaments.reading")
 
 
 def _nodes(graph) -> dict[str, set[str]]:
@@ -44,6 +45,8 @@ def _nodes(graph) -> dict[str, set[str]]:
     package (and the package's ``__init__``) a node of its own."""
     nodes = {}
     for name in ACYCLIC:
+        if name.removesuffix(".*") not in graph.modules:  # a graph built by hand holds only a few
+            continue
         if name.endswith(".*"):
             package = name[:-2]
             nodes[package] = {package}
@@ -87,31 +90,9 @@ def test_the_cycle_check_finds_a_cycle():
     assert not any("tournaments.selectors" in pair for pair in pairs)
 
 
-def _tasks_imports_at_module_level() -> set[str]:
-    """What tournaments/tasks.py imports outside its functions."""
-    tree = ast.parse((ROOT / "tournaments" / "tasks.py").read_text())
-    found = set()
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            found.add(node.module or "")
-    return found
-
-
 def test_no_import_cycle_among_live_selectors_services_and_tasks():
-    """The one way back up is a task's body: services import the tasks at module top (to queue them, as
-    ``*_task``), and each task imports the service it runs inside its function, which runs only in the
-    worker. The tasks module itself imports nothing of the project at import time; with those bodies set
-    aside, the graph has no cycle."""
-    assert not any(name.startswith(("tournaments", "arbiter", "engine")) for name in _tasks_imports_at_module_level())
+    """Every import counts, those inside a function (a task's body) too: the services queue the tasks by
+    their names (services/schedule.py), the read model never calls a service, and the graph has no cycle."""
     graph = grimp.build_graph("tournaments", cache_dir=None)
-    for imported in graph.find_modules_directly_imported_by("tournaments.tasks"):
-        graph.remove_import(importer="tournaments.tasks", imported=imported)
+    assert graph.direct_import_exists(importer="tournaments.tasks", imported="tournaments.services")
     assert import_cycles(graph) == []
-
-
-def test_without_the_tasks_exception_the_check_sees_their_cycle():
-    """The exception above is the only one: left in, the tasks' bodies close a cycle with the services."""
-    graph = grimp.build_graph("tournaments", cache_dir=None)
-    assert any("tournaments.tasks" in there + back for there, back in import_cycles(graph))

@@ -84,7 +84,7 @@ def test_a_slip_that_arrived_in_time_is_accepted_and_judged_when_served_after_th
 
 def test_reading_the_game_after_the_deadline_closes_the_round(make_game, make_player, isolated_cache,
                                                               django_capture_on_commit_callbacks):
-    from tournaments.live import snapshot as live
+    from tournaments import reading as live
 
     game = make_game(round_seconds=2)
     make_player(game)

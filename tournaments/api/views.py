@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from arbiter.arrival import received_at
 from engine.notation import RefError
-from tournaments import security, selectors, services
+from tournaments import reading, security, selectors, services
 from tournaments.api import serializers as s
 from tournaments.api.authentication import (
     ArbitratorTokenAuthentication,
@@ -41,7 +41,6 @@ from tournaments.api.throttles import (
     SlipRateThrottle,
 )
 from tournaments.errors import Forbidden, NotFound, ServiceError, input_refused
-from tournaments.live import snapshot as live_snapshot
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
 from tournaments.services.incidents import refuse_if_paused
 from tournaments.services.slips import StaleSlip
@@ -282,7 +281,7 @@ class GameLiveView(PublicView):
 
     @extend_schema(responses=answers({200: s.LiveSerializer}, 404))
     def get(self, request, game_id: int):
-        body = live_snapshot.live_body(game_id)
+        body = reading.live_body(game_id)
         if body is None:
             raise NotFound("not_found", f"no game {game_id}")
         return Response(s.LiveSerializer(body).data)

@@ -46,8 +46,7 @@ def inline_bytes() -> int:
 
 def queue_import(*, record: dict, tournament: Tournament, actor, size: int) -> RecordImport:
     """Keep the record (already checked: restore.check_record, check_seal) and queue its playback."""
-    from tournaments.services.common import send_in_background
-    from tournaments.tasks import import_record
+    from tournaments.services import schedule_import
 
     job_id = uuid.uuid4()
     job = RecordImport.objects.create(
@@ -55,7 +54,7 @@ def queue_import(*, record: dict, tournament: Tournament, actor, size: int) -> R
         record=json.dumps(record, ensure_ascii=False), size=size, players_total=len(record["players"]),
         rounds_total=len(record["rounds"]),
     )
-    transaction.on_commit(lambda: send_in_background(lambda: import_record.delay(str(job_id)), "record import"))
+    transaction.on_commit(lambda: schedule_import(str(job_id)))
     return job
 
 

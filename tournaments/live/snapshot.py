@@ -19,9 +19,7 @@ from django.utils import timezone
 from tournaments import selectors
 from tournaments.live.incidents import incidents_shown
 from tournaments.models import Game, LogEntry, Player, Result, Round
-from tournaments.selectors import overdue
-from tournaments.services import game_close_if_due
-from tournaments.versions import bump, cache_available, game_version, live_key, progress_mark
+from tournaments.versions import cache_available, game_version, live_key, progress_mark
 
 SNAPSHOT_TIMEOUT = 600
 SNAPSHOT_BUILD_SECONDS = 5.0
@@ -140,9 +138,12 @@ LIVE_FIELDS = ("status", "round", "round_status", "deadline")
 
 def live_body(game_id: int) -> dict | None:
     """The body of GET /api/games/{id}/live: version, status, round, round status, deadline, server time
-    (None: no game). Read from the one cached snapshot the pages read (a round past its deadline is closed
-    on the way, as there)."""
-    snapshot = game_snapshot(game_id)
+    (None: no game). Read from the one cached snapshot the pages read."""
+    return live_body_of(game_id, game_snapshot(game_id))
+
+
+def live_body_of(game_id: int, snapshot: dict | None) -> dict | None:
+    """live_body from a snapshot already read."""
     if snapshot is None:
         return None
     version = snapshot["version"]
@@ -154,13 +155,10 @@ def live_body(game_id: int) -> dict | None:
 
 
 def game_snapshot(game_id: int) -> dict | None:
-    """The snapshot at the current version; a round whose deadline has passed is closed on the way (the
-    deadline is the truth, whoever reads first after it closes the round)."""
+    """The snapshot at the current version. It only reads: a round whose deadline has passed is closed by
+    the callers that read for a request or a stream (tournaments/reading.py, the stream's watcher)."""
 
     snapshot = _cached_snapshot(game_id)
-    if snapshot is not None and overdue(snapshot) and game_close_if_due(game_id=game_id):
-        bump(game_id)  # whatever the close's own notice (at its commit) did, this reader must not get the old one
-        snapshot = _cached_snapshot(game_id)
     if snapshot is not None and not snapshot.get("degraded"):
         snapshot = with_progress(snapshot, progress_mark(game_id))
     return snapshot
@@ -307,11 +305,6 @@ def closing_connections(function, *args):
 def snapshot_closing_connections(game_id: int) -> dict | None:
     """game_snapshot for a thread outside any request: it closes the database connection it opened."""
     return closing_connections(game_snapshot, game_id)
-
-
-def close_if_due(game_id: int) -> bool:
-
-    return game_close_if_due(game_id=game_id)
 
 
 HALL_FIELDS = ("rank", "player", "name", "table", "total", "diff")

@@ -19,7 +19,6 @@ from django.db import connections
 from django.utils import timezone
 
 from tournaments.live.snapshot import (
-    close_if_due,
     closing_connections,
     degraded_snapshot,
     game_snapshot,
@@ -100,8 +99,10 @@ class VersionWatcher:
     Its cache reads and snapshot builds run in a thread of its own, so that a crowd of requests queuing
     for the loop's default threads never delays a change."""
 
-    def __init__(self, tick: float = WATCH_TICK) -> None:
+    def __init__(self, tick: float = WATCH_TICK, close_if_due=None) -> None:
         self.tick = tick
+        # close_if_due(game_id) -> bool: the caller's way to close an overdue round (the read model only reads)
+        self.close_if_due = close_if_due
         self.games: dict[int, _Watched] = {}
         self._task: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-watcher")
@@ -157,8 +158,8 @@ class VersionWatcher:
                 # The deadline is the truth: listeners of a game whose deadline passed make the close happen,
                 # whether or not a worker is there to do it.
                 for game_id, watched in list(self.games.items()):
-                    if watched.full is not None and overdue(watched.full):
-                        await self._in_thread(closing_connections, close_if_due, game_id)
+                    if self.close_if_due is not None and watched.full is not None and overdue(watched.full):
+                        await self._in_thread(closing_connections, self.close_if_due, game_id)
             except Exception:  # a cache or database hiccup: keep the streams, try again next tick
                 logger.exception("live watcher")
                 tick = DEGRADED_TICK
@@ -202,20 +203,24 @@ class VersionWatcher:
 _watchers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def watcher() -> VersionWatcher:
-    """The watcher of the running event loop (one per server process)."""
+def watcher(close_if_due=None) -> VersionWatcher:
+    """The watcher of the running event loop (one per server process); ``close_if_due(game_id)`` closes a
+    round whose deadline its listeners saw pass."""
     loop = asyncio.get_running_loop()
     found = _watchers.get(loop)
     if found is None:
-        found = _watchers[loop] = VersionWatcher()
+        found = _watchers[loop] = VersionWatcher(close_if_due=close_if_due)
+    elif close_if_due is not None:
+        found.close_if_due = close_if_due
     return found
 
 
 def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_STREAM_SECONDS,
-                poll: float = SYNC_POLL_SECONDS, heartbeat: float = SYNC_HEARTBEAT_SECONDS):
+                poll: float = SYNC_POLL_SECONDS, heartbeat: float = SYNC_HEARTBEAT_SECONDS, close_if_due=None):
     """The same events for a WSGI server (runserver, the test server): one thread per listener, so it ends
     after `duration` seconds and the browser reconnects by itself. A frequent heartbeat notices a closed
-    page early; the database connection is closed after each build, so an idle stream holds none."""
+    page early; the database connection is closed after each build, so an idle stream holds none.
+    ``close_if_due(game_id)``: the caller's way to close a round whose deadline the stream saw pass."""
 
     yield "retry: 1000\n\n"
     started = last_sent = time.monotonic()
@@ -226,6 +231,9 @@ def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_
         if current != version or not cache_available():
             try:
                 snapshot = game_snapshot(game_id)
+                if (snapshot is not None and close_if_due is not None and overdue(snapshot)
+                        and close_if_due(game_id)):
+                    snapshot = game_snapshot(game_id)
             finally:
                 connections.close_all()
             if snapshot is None:

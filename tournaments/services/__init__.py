@@ -9,6 +9,7 @@ from .draw import rack_reject, round_compute_tops, round_draw
 from .incidents import round_cancel, round_extend, round_fix_rack, round_pause, round_resume
 from .paper import player_table_change, round_slips_complete
 from .roles import arbitrator_set
+from .schedule import schedule_import
 from .setup import (
     game_create,
     game_screen_key_renew,
@@ -59,6 +60,7 @@ __all__ = [
     "round_slips_complete",
     "round_start",
     "rounds_close_overdue",
+    "schedule_import",
     "slip_add",
     "slip_correct",
     "slip_enter_late",

@@ -11,15 +11,12 @@ from django.utils import timezone
 
 from tournaments.errors import Conflict
 from tournaments.models import Round
-from tournaments.tasks import close_round as close_round_task
 from tournaments.versions import notify_game_changed
 
 from .close import round_close
-from .common import (
-    log,
-    send_in_background,
-)
+from .common import log
 from .roles import act_as, require_head
+from .schedule import schedule_close as _schedule_close
 
 logger = logging.getLogger(__name__)
 
@@ -46,11 +43,6 @@ def round_start(*, round: Round, actor=None, now: datetime | None = None) -> Rou
         transaction.on_commit(lambda: _schedule_close(round_id, deadline))
     current.refresh_from_db()
     return current
-
-
-def _schedule_close(round_id: int, deadline: datetime) -> None:
-    send_in_background(lambda: close_round_task.apply_async(args=[round_id], eta=deadline),
-                        f"the close of round {round_id}")
 
 
 def round_close_if_due(*, round_id: int, now: datetime | None = None, wait: bool = True) -> bool:

@@ -25,7 +25,6 @@ from .common import (
     log,
     play_from_dict,
     round_in_play,
-    send_in_background,
     setting_of,
     sorted_letters,
     tiles_left,
@@ -33,6 +32,7 @@ from .common import (
 from .draw import round_compute_tops
 from .paper import paper_players
 from .roles import act_as, require_head
+from .schedule import schedule_backup
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +82,9 @@ def _back_up() -> None:
     """After every closed round, the worker copies the embedded database to DATA_DIR/backups/
     (arbiter/backups.py); on PostgreSQL, pg_dump does (docker/README.md)."""
     from arbiter.backups import embedded_database
-    from tournaments.tasks import backup_database
 
     if embedded_database() is not None:
-        send_in_background(backup_database.delay, "a backup of the database")
+        schedule_backup()
 
 
 # Why the log holds a cancelled round (pages translate it: console/texts.log_reason_text).

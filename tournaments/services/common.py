@@ -1,12 +1,10 @@
 """What every service needs: a game's rules, tiles and lexicon; plays as stored rows; the log; the round in
-play and the end of a game; tasks queued without holding a request."""
+play and the end of a game."""
 
 from __future__ import annotations
 
 import logging
-import os
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -119,27 +117,6 @@ def log(*, game, action: str, actor=None, round=None, slip=None, player=None, be
         entry.hash = logchain.hash_of(entry)
         entry.save(force_insert=True)
     return entry
-
-
-_sender: ThreadPoolExecutor | None = None
-_sender_pid: int | None = None
-
-
-def send_in_background(send, what: str) -> None:
-    """Queue a task from a thread of its own, after the change was saved and answered: a broker that is
-    down or hung never holds a request. A task that cannot be queued is logged; nothing depends on it
-    alone (the close computes missing tops, the sweep and the first request after the deadline close)."""
-    global _sender, _sender_pid
-    if _sender is None or _sender_pid != os.getpid():  # one per process (Celery's workers are forked)
-        _sender, _sender_pid = ThreadPoolExecutor(max_workers=1, thread_name_prefix="task-sender"), os.getpid()
-
-    def run():
-        try:
-            send()
-        except Exception:
-            logger.exception("could not queue %s", what)
-
-    _sender.submit(run)
 
 
 def round_in_play(game: Game) -> Round | None:

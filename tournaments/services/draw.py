@@ -20,7 +20,6 @@ from engine.master import choose_master
 from engine.movegen import find_tops
 from tournaments.errors import Conflict, ServiceError, input_refused
 from tournaments.models import Game, Round
-from tournaments.tasks import compute_tops as compute_tops_task
 from tournaments.versions import notify_game_changed
 
 from .common import (
@@ -28,11 +27,11 @@ from .common import (
     log,
     play_to_dict,
     round_in_play,
-    send_in_background,
     setting_of,
     sorted_letters,
 )
 from .roles import act_as, require_head
+from .schedule import schedule_tops as _schedule_tops
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +95,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
                 )
         except RackError as error:
             if error.code != "game_over":
-                raise _rack_refused(error) from None
+                raise rack_refused(error) from None
             end_game(game, "no_valid_rack", actor)
             over = True
         if not over:
@@ -129,7 +128,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
     return round
 
 
-def _rack_refused(error) -> ServiceError:
+def rack_refused(error) -> ServiceError:
     """A typed rack the game cannot take. Letters that are not tiles are bad input (400 ``bad_letters``);
     a well-formed rack that the bag, the kept letters or the vowel/consonant rule of this round refuses
     (``not_in_bag``, ``wrong_size``, ``missing_kept``, ``too_few_vowels``...) conflicts with the state of
@@ -155,7 +154,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
             draw = check_typed_rack(list(game.bag), game.kept, rack, number, setting.tileset, setting.rules)
         except RackError as error:
             if error.code not in ("too_few_vowels", "too_few_consonants"):
-                raise _rack_refused(error) from None
+                raise rack_refused(error) from None
             letters = "".join(rack.split()).upper()
             kept = sorted_letters(game.kept)
             new = sorted_letters((Counter(letters) - Counter(game.kept)).elements())
@@ -172,10 +171,6 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
             after={"rejected": record, "round": number, "pending_rejected": game.pending_rejected})
         notify_game_changed(game.pk)
     return list(game.pending_rejected)
-
-
-def _schedule_tops(round_id: int) -> None:
-    send_in_background(lambda: compute_tops_task.delay(round_id), f"the tops of round {round_id}")
 
 
 def round_compute_tops(*, round: Round) -> Round:

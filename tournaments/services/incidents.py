@@ -20,10 +20,10 @@ from tournaments.errors import Conflict, ServiceError
 from tournaments.models import Game, Round, Slip
 from tournaments.versions import notify_game_changed
 
-from .clock import _schedule_close
 from .common import log, setting_of, sorted_letters
-from .draw import _rack_refused, _schedule_tops
+from .draw import rack_refused
 from .roles import act_as, require_head
+from .schedule import schedule_close, schedule_tops
 
 PAUSE = "pause"
 RESUME = "resume"
@@ -137,7 +137,7 @@ def round_resume(*, round: Round, reason: str = "", actor=None, now: datetime | 
             after={"deadline": deadline.isoformat(), "paused_seconds": paused_for})
         notify_game_changed(current.game_id)
         round_id = current.pk
-        transaction.on_commit(lambda: _schedule_close(round_id, deadline))
+        transaction.on_commit(lambda: schedule_close(round_id, deadline))
     current.refresh_from_db()
     return current
 
@@ -177,7 +177,7 @@ def round_extend(*, round: Round, seconds: int, reason: str, actor=None, now: da
         notify_game_changed(current.game_id)
         if not paused:
             round_id = current.pk
-            transaction.on_commit(lambda: _schedule_close(round_id, deadline))
+            transaction.on_commit(lambda: schedule_close(round_id, deadline))
     current.refresh_from_db()
     return current
 
@@ -236,7 +236,7 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
         try:
             draw = check_typed_rack(bag, current.kept, rack, current.number, setting.tileset, setting.rules)
         except RackError as error:
-            raise _rack_refused(error) from None
+            raise rack_refused(error) from None
         if draw.rack == current.rack:
             raise Conflict("same_rack", f"{draw.rack} is the rack already drawn", fields={"rack": ["unchanged"]},
                            params={"rack": draw.rack})
@@ -254,6 +254,6 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
             after={"rack": draw.rack, "bag": new_bag})
         notify_game_changed(game.pk)
         round_id = current.pk
-        transaction.on_commit(lambda: _schedule_tops(round_id))
+        transaction.on_commit(lambda: schedule_tops(round_id))
     current.refresh_from_db()
     return current

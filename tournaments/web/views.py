@@ -21,6 +21,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from engine.layout import CENTRE, SIZE, STANDARD
 from engine.notation import labels
+from tournaments import reading
 from tournaments.api.authentication import PlayerTokenAuthentication
 from tournaments.live import snapshot as live_snapshot
 from tournaments.live import stream as live_stream
@@ -162,7 +163,7 @@ def _game_or_404(game_id: int) -> Game:
 
 
 def _page_context(game: Game) -> dict:
-    snapshot = live_snapshot.game_snapshot(game.pk) or {}
+    snapshot = reading.game_snapshot(game.pk) or {}
     state = snapshot.get("game", {})
     coordinates = game.tournament.coordinates
     return {
@@ -312,7 +313,7 @@ def game_live(request: HttpRequest, game_id: int) -> JsonResponse:
             return JsonResponse({**stamp, "version": version, "degraded": True, "notice": phone_texts()["degraded"]})
         # progress: the mark that moves with each slip handed in, where the version does not.
         return JsonResponse({**stamp, "version": version, "progress": live_snapshot.clock_progress(game_id)})
-    snapshot = live_snapshot.game_snapshot(game_id)
+    snapshot = reading.game_snapshot(game_id)
     if snapshot is None:
         raise Http404
     return JsonResponse({**stamp, **snapshot})
@@ -333,7 +334,7 @@ def player_feed(request: HttpRequest, game_id: int) -> JsonResponse:
     if player is None:
         error = {"code": "not_authenticated", "message": _("A player token of this game is needed."), "fields": {}}
         return JsonResponse({"error": error}, status=401)
-    view = live_snapshot.player_view(game_id, player.pk)
+    view = reading.player_view(game_id, player.pk)
     if view is None:
         raise Http404
     return JsonResponse({"player": player.pk, "name": player.name, "table": player.table, **view})
@@ -347,16 +348,16 @@ async def game_events(request: HttpRequest, game_id: int) -> StreamingHttpRespon
         # The process's watcher builds the snapshot once for every listener of the game. (Not the async
         # ORM here: under ASGI it would hold a database connection for the whole life of each stream.)
         try:
-            watched = await live_stream.watcher().open(game_id)
+            watched = await live_stream.watcher(reading.close_if_due).open(game_id)
         except TimeoutError:
             return HttpResponse(status=503, headers={"Retry-After": "2"})
         if watched is None:
             raise Http404
-        events = live_stream.watcher().stream(watched, progress=progress)
+        events = live_stream.watcher(reading.close_if_due).stream(watched, progress=progress)
     else:
-        if await asyncio.to_thread(live_snapshot.snapshot_closing_connections, game_id) is None:
+        if await asyncio.to_thread(reading.snapshot_closing_connections, game_id) is None:
             raise Http404
-        events = live_stream.sync_stream(game_id, progress=progress)
+        events = live_stream.sync_stream(game_id, progress=progress, close_if_due=reading.close_if_due)
     response = StreamingHttpResponse(events, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache, no-store"
     response["X-Accel-Buffering"] = "no"  # a buffering reverse proxy would hold the events back
