@@ -148,7 +148,8 @@ def test_the_launcher_runs_a_round_without_fork_or_process_groups_and_stops_on_c
     marks.mkdir()
     env = {k: v for k, v in os.environ.items()
            if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES", "ALLOWED_HOSTS", "PUBLIC_URL")}
-    env.update(DATA_DIR=str(tmp_path / "data"), NO_FORK_MARKS=str(marks), PYTHONPATH=str(custom),
+    env.update(DATA_DIR=str(tmp_path / "data"), NO_FORK_MARKS=str(marks),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(custom), os.environ.get("PYTHONPATH")])),
                LEXICON_CACHE_DIR=os.environ.get("LEXICON_CACHE_DIR", str(Path.home() / ".cache/arbiter/lexicons")))
     port = _free_port()
     started = time.monotonic()
