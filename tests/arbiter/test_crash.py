@@ -274,11 +274,16 @@ def _events_state(port: int, game_id: int, timeout: float = 20) -> dict:
         assert response.status == 200
         end = time.monotonic() + timeout
         data: list[str] = []
+        retry = None
         while time.monotonic() < end:
             text = response.readline().decode().rstrip("\r\n")
-            if text.startswith("data:"):
+            if text.startswith("retry:"):
+                retry = int(text[6:])
+            elif text.startswith("data:"):
                 data.append(text[5:].strip())
             elif not text and data:
+                # The stream tells the browser to reconnect by itself a second after it drops.
+                assert retry is not None and retry <= 2000, retry
                 return json.loads("\n".join(data))
         raise AssertionError("no state on the live stream")
     finally:
