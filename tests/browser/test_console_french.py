@@ -62,7 +62,7 @@ def test_the_console_speaks_french_without_raw_codes(new_page, screenshot, arbit
     from tournaments import services
     from tournaments.lexicons import get_lexicon
     from tournaments.models import Game, LogEntry, Player, Round, Tournament
-    from tournaments.web.console.slips import PAPER_AFTER_CLOSE
+    from tournaments.reasons import PAPER_AFTER_CLOSE
 
     from .conftest import SCREENSHOTS
 

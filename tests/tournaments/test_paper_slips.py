@@ -84,3 +84,27 @@ def test_the_console_asks_and_the_api_without_a_choice_replaces_as_before(hall):
     assert replaced.status_code == 201
     held = Slip.objects.get(round=round_, player=ada, current=True)
     assert (held.word, held.several) == ("NASTIER", False)
+
+
+def test_a_paper_slip_typed_after_the_close_gets_the_same_fate_through_the_api_and_the_console(hall):
+    """Handed in before the end call, typed after the close: judged at once and logged with the same reason,
+    whichever door it comes through (services.slip_enter_paper); a second one for the player is refused."""
+    from tournaments.reasons import PAPER_AFTER_CLOSE
+
+    game, round_, ada, bob, *_ = hall
+    services.round_close(round=round_)
+    by_api = _api(hall, table=1, word="RETAINS", ref="H4", score=66)
+    by_console = _console(hall, table=2, word="RETAINS", ref="H4", score="66")
+    assert (by_api.status_code, by_console.status_code) == (201, 201), (by_api.json(), by_console.json())
+    results = {player: Result.objects.get(round=round_, player=player) for player in (ada, bob)}
+    assert results[ada].slip.word == results[bob].slip.word == "RETAINS"
+    assert (results[ada].paid, results[ada].outcome) == (results[bob].paid, results[bob].outcome)
+    assert results[ada].paid > 0
+    entries = LogEntry.objects.filter(game=game, round=round_, action="slip_add").order_by("id")
+    assert [(entry.player_id, entry.reason) for entry in entries] == [
+        (ada.pk, PAPER_AFTER_CLOSE), (bob.pk, PAPER_AFTER_CLOSE)]
+    again_api = _api(hall, table=1, word="NASTIER", ref="H4")
+    again_console = _console(hall, table=2, word="NASTIER", ref="H4")
+    assert (again_api.status_code, again_api.json()["error"]["code"]) == (409, "slip_exists")
+    assert (again_console.status_code, again_console.json()["error"]["code"]) == (409, "slip_exists")
+    assert Slip.objects.filter(round=round_, current=True).count() == 2

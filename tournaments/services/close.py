@@ -17,6 +17,7 @@ from engine.notation import RefError, parse_ref
 from tournaments.errors import Conflict, input_refused
 from tournaments.formats import brief
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
+from tournaments.reasons import CANCEL_REASON
 from tournaments.versions import notify_game_changed
 
 from .common import (
@@ -87,8 +88,6 @@ def _back_up() -> None:
         schedule_backup()
 
 
-# Why the log holds a cancelled round (pages translate it: console/texts.log_reason_text).
-CANCEL_REASON = "no play possible: the letters go back into the bag"
 
 
 def _cancel(game: Game, round: Round, actor) -> None:

@@ -14,6 +14,7 @@ from engine.notation import canonical_ref
 from tournaments.errors import Conflict, NotFound, ServiceError, input_refused
 from tournaments.limits import REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
+from tournaments.reasons import JUDGED_AFTER_CLOSE, PAPER_AFTER_CLOSE, PAPER_CHOICES
 from tournaments.versions import notify_game_changed, notify_progress
 
 from .clock import round_close_if_due
@@ -165,9 +166,6 @@ def _other_slip(round: Round, player: Player, key: str, word: str, ref: str | No
     return held
 
 
-PAPER_CHOICES = {"replace": "typing correction", "second": "second slip: paid 0"}
-# Why the log holds a slip judged after the close (pages translate it: console/texts.log_reason_text).
-JUDGED_AFTER_CLOSE = "arrived before the deadline, served after the close"
 
 
 def slip_enter_paper(
@@ -175,8 +173,13 @@ def slip_enter_paper(
     table: int | None = None, key: str | None = None, choice: str | None = "", reasons: dict | None = None,
     now: datetime | None = None, seq: int | None = None,
 ) -> tuple[Slip, bool, Player]:
-    """A paper slip typed by an arbitrator, for the player named by id or table, in an open round: what the
-    API and the console both call.
+    """A paper slip typed by an arbitrator, for the player named by id or table: what the API and the
+    console both call.
+
+    In a closed round it is a slip handed in before the end call and typed after the close: added at once
+    (slip_add), judged and logged with the reason PAPER_AFTER_CLOSE; 409 ``slip_exists`` when the player
+    already has one (correct it instead). A slip handed in after the end call is entered as late instead
+    (slip_enter_late).
 
     A different slip already held for the player (another key, another content) is refused with 409
     ``second_slip`` until the arbitrator says which it is (rules §4): ``choice="replace"`` (a typing
@@ -187,6 +190,10 @@ def slip_enter_paper(
     sent twice is written once."""
     act_as(require_arbitrator, round.game_id, actor)
     found = paper_player(game=round.game, player=player, table=table)
+    if Round.objects.filter(pk=round.pk, status=Round.Status.CLOSED).exists():
+        slip = slip_add(round=round, player=found, word=word, ref=ref, score=score, reason=PAPER_AFTER_CLOSE,
+                        actor=actor)
+        return slip, True, found
     key = key or f"paper:{uuid.uuid4().hex}"
     held = _other_slip(round, found, key, word, ref, score) if choice is not None else None
     if held is not None and choice not in PAPER_CHOICES:

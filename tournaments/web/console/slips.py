@@ -22,8 +22,6 @@ from .game import game_breadcrumbs
 from .incidents import arbitrator_required, head_required
 from .texts import canonical_ref, round_status_text
 
-PAPER_AFTER_CLOSE = "paper slip handed in before the end call, entered after the close"
-
 
 @arbitrator_required
 def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
@@ -89,18 +87,12 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
         if round is None or (wanted and wanted != str(round.number)):
             raise ServiceError("round_changed", _("The round on this page is no longer the current one: reload."),
                                status=409)
-        if round.status == Round.Status.CLOSED:
-            # A paper slip handed in before the end call but typed after the close: judged at once, logged.
-            player = services.paper_player(game=game, table=data["table"])
-            slip, created = services.slip_add(
-                round=round, player=player, word=data["word"], ref=data["ref"] or None, score=data["score"],
-                reason=PAPER_AFTER_CLOSE, actor=request.user,
-            ), True
-        else:
-            slip, created, player = services.slip_enter_paper(
-                round=round, table=data["table"], word=data["word"], ref=data["ref"] or None, score=data["score"],
-                key=data["key"] or None, choice=request.POST.get("choice", ""), actor=request.user,
-            )
+        # In a closed round: a paper slip handed in before the end call, typed after the close (the service
+        # judges it at once, as for the API).
+        slip, created, player = services.slip_enter_paper(
+            round=round, table=data["table"], word=data["word"], ref=data["ref"] or None, score=data["score"],
+            key=data["key"] or None, choice=request.POST.get("choice", ""), actor=request.user,
+        )
     except ServiceError as error:
         fields = {("table" if name == "player" else name): value for name, value in (error.fields or {}).items()}
         if as_json:

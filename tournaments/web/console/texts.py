@@ -28,10 +28,7 @@ def log_reason_text(reason: str) -> str:
     """A reason kept in the log, in the reader's language: the reasons the services and the console write
     by themselves (kept in English, the log's language) are translated; a reason typed by the arbitrator is
     shown as typed."""
-    from tournaments.services.close import CANCEL_REASON
-    from tournaments.services.slips import JUDGED_AFTER_CLOSE, PAPER_CHOICES
-
-    from .slips import PAPER_AFTER_CLOSE
+    from tournaments.reasons import CANCEL_REASON, JUDGED_AFTER_CLOSE, PAPER_AFTER_CLOSE, PAPER_CHOICES
 
     own = {
         PAPER_AFTER_CLOSE: _("paper slip handed in before the end call, entered after the close"),
