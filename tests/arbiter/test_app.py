@@ -119,13 +119,15 @@ def test_no_posix_only_call_in_the_launcher():
     assert found == []
 
 
-# What Windows lacks, taken away from every process of the launcher (the launcher, its migrations, the
-# worker): a sitecustomize.py found first on PYTHONPATH. Each process that ran it leaves a file named by its id.
+# What Windows lacks (fork, sessions and process groups, the resource module), taken away from every process
+# of the launcher (the launcher, its migrations, the worker): a sitecustomize.py found first on PYTHONPATH.
+# Each process that ran it leaves a file named by its id.
 NO_FORK = '''
-import os, pathlib
+import os, pathlib, sys
 for name in ("fork", "forkpty", "setsid", "setpgid", "killpg", "getpgid", "getsid"):
     if hasattr(os, name):
         delattr(os, name)
+sys.modules["resource"] = None  # POSIX only: importing it raises ImportError, as on Windows
 pathlib.Path(os.environ["NO_FORK_MARKS"], str(os.getpid())).touch()
 '''
 
