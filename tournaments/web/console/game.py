@@ -21,22 +21,7 @@ from tournaments.web.views import board_context
 from . import queries
 from .access import arbitrator_required, head_required, report_error, report_form_errors
 from .incidents import incident_context
-from .texts import game_status_text, round_status_text
-
-
-def game_breadcrumbs(game: Game, *tail) -> list:
-    tournament = game.tournament
-    crumbs = [
-        (_("Tournaments"), reverse("console-home")),
-        (tournament.name, reverse("console-tournament", args=[tournament.pk])),
-    ]
-    label = _("Game %(number)s") % {"number": game.number}
-    if tail:
-        crumbs.append((label, reverse("console-game", args=[game.pk])))
-        crumbs.extend(tail)
-    else:
-        crumbs.append((label, None))
-    return crumbs
+from .texts import game_breadcrumbs, game_status_text, round_status_text
 
 
 def panel_context(game: Game) -> dict:

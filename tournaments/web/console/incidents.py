@@ -125,7 +125,7 @@ def round_fix_rack(request: HttpRequest, game_id: int, number: int) -> HttpRespo
 
 @arbitrator_required
 def arbitrators_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    from .game import game_breadcrumbs
+    from .texts import game_breadcrumbs
 
     game = queries.game(game_id)
     staff = get_user_model().objects.filter(is_staff=True, is_active=True).order_by("username")

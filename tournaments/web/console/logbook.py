@@ -21,7 +21,7 @@ SHOWN = 500  # the latest entries listed; the chain is checked whole
 
 @arbitrator_required
 def log_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    from .game import game_breadcrumbs
+    from .texts import game_breadcrumbs
 
     game = queries.game(game_id)
     check = selectors.log_check(game=game)

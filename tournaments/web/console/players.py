@@ -23,8 +23,7 @@ from tournaments.web.views import public_url
 
 from . import queries
 from .access import arbitrator_required, attach_service_error, head_required
-from .game import game_breadcrumbs
-from .texts import canonical_ref, outcome_text
+from .texts import canonical_ref, game_breadcrumbs, outcome_text
 
 LIST_LINE = re.compile(r"^\s*(?:(\d+)\s*[,;:\t ]\s*)?(.+?)\s*$")
 

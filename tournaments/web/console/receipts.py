@@ -23,7 +23,7 @@ MAX_RECEIPT_CHARACTERS = 4000
 @arbitrator_required
 @require_http_methods(["GET", "POST"])
 def receipt_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    from .game import game_breadcrumbs
+    from .texts import game_breadcrumbs
 
     game = queries.game(game_id)
     text = request.POST.get("receipt", "")[:MAX_RECEIPT_CHARACTERS] if request.method == "POST" else ""

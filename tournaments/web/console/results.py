@@ -14,8 +14,7 @@ from tournaments.web.views import board_context, reason_texts
 
 from . import queries
 from .access import arbitrator_required
-from .game import game_breadcrumbs
-from .texts import canonical_ref, log_reason_text, outcome_text, round_status_text
+from .texts import canonical_ref, game_breadcrumbs, log_reason_text, outcome_text, round_status_text
 
 
 @arbitrator_required

@@ -17,10 +17,15 @@ from tournaments.services.slips import slip_text
 from tournaments.web.forms import CorrectionForm, SlipEntryForm
 
 from . import paper, queries
-from .access import refusal_json, report_error, report_form_errors, wants_json
-from .game import game_breadcrumbs
-from .incidents import arbitrator_required, head_required
-from .texts import canonical_ref, round_status_text
+from .access import (
+    arbitrator_required,
+    head_required,
+    refusal_json,
+    report_error,
+    report_form_errors,
+    wants_json,
+)
+from .texts import canonical_ref, game_breadcrumbs, round_status_text
 
 
 @arbitrator_required

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from engine import notation
+
+if TYPE_CHECKING:
+    from tournaments.models import Game
 
 
 def round_status_text(status: str | None) -> str:
@@ -44,3 +50,18 @@ def canonical_ref(ref: str | None, labelling: str) -> str:
     """A reference as written on a slip, shown in its canonical form (``h 4`` → ``H4``); text that names no
     square is shown as written."""
     return notation.canonical_ref(ref, labelling, strict=False)
+
+
+def game_breadcrumbs(game: Game, *tail) -> list:
+    tournament = game.tournament
+    crumbs = [
+        (_("Tournaments"), reverse("console-home")),
+        (tournament.name, reverse("console-tournament", args=[tournament.pk])),
+    ]
+    label = _("Game %(number)s") % {"number": game.number}
+    if tail:
+        crumbs.append((label, reverse("console-game", args=[game.pk])))
+        crumbs.extend(tail)
+    else:
+        crumbs.append((label, None))
+    return crumbs

@@ -12,8 +12,7 @@ from tournaments import training
 from tournaments.errors import ServiceError
 
 from . import queries
-from .access import report_error
-from .incidents import head_required
+from .access import head_required, report_error
 
 
 def training_choices() -> list[tuple[str, str]]:
