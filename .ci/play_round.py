@@ -50,9 +50,9 @@ def top_slip(rack: str, coordinates: str, lexicon_cache: str | None):
     no play."""
     from engine.board import Board
     from engine.lexicon import load_lexicon
-    from engine.movegen import find_tops
     from engine.notation import format_ref
     from engine.rules import rules_preset
+    from engine.search import find_tops
     from engine.tiles import load_tileset
 
     cache = Path(lexicon_cache) if lexicon_cache else Path.home() / ".cache" / "arbiter" / "lexicons"

@@ -13,7 +13,7 @@ django_application = get_asgi_application()
 
 from arbiter.backups import embedded_database  # noqa: E402
 from arbiter.running import hold as hold_data_folder  # noqa: E402
-from engine.movegen import warm_up_in_background  # noqa: E402
+from engine.search import warm_up_in_background  # noqa: E402
 from tournaments.api.fast import fast_slips  # noqa: E402  (Django is set up above)
 
 # The first search of a server process (a round's tops, at its close when no worker runs) should not wait

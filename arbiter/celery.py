@@ -52,7 +52,7 @@ def prepare_broker_folders() -> None:
 def warm_up_search(**_):
     """Each pool process (forked: nothing was loaded before) loads the compiled move search in a thread,
     so that its first round's tops do not wait for it."""
-    from engine.movegen import warm_up_in_background
+    from engine.search import warm_up_in_background
 
     return warm_up_in_background()
 
@@ -65,7 +65,7 @@ def warm_up_search_in_threads(sender=None, **_):
     pool = getattr(worker, "pool_cls", None)
     module = pool if isinstance(pool, str) else getattr(pool, "__module__", "")
     if not module.endswith("prefork"):
-        from engine.movegen import warm_up_in_background
+        from engine.search import warm_up_in_background
 
         return warm_up_in_background()
 

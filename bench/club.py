@@ -305,9 +305,9 @@ def plan_slips(rack: str, phones: list[Phone], coordinates: str, seed: int) -> d
     from engine.checking import PlayError, check_play
     from engine.judging import Slip, judge_slip
     from engine.lexicon import load_lexicon
-    from engine.movegen import find_tops, generate_plays
     from engine.notation import format_ref
     from engine.rules import rules_preset
+    from engine.search import find_tops, generate_plays
     from engine.tiles import load_tileset
 
     cache_dir = Path(os.environ.get("LEXICON_CACHE_DIR", str(Path.home() / ".cache/arbiter/lexicons")))

@@ -18,7 +18,8 @@ the same run, position by position alternating (``--search compiled`` or ``pytho
 ``--baseline DIR`` also times another copy of the engine, the package ``DIR/baseline_engine`` (a copy of
 ``engine/`` from an earlier version), in the same run, position by position alternating with this one,
 so that both see the same load on the machine.  An engine without ``best_plays`` or ``count_plays`` is
-timed sorting, or counting, ``generate_plays``.
+timed sorting, or counting, ``generate_plays``; the searches are taken from ``engine.search``, or from
+``engine.movegen`` in a copy from before ``engine.search`` existed.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import lexicon as lexicon_module  # noqa: E402
-from engine import movegen as movegen_module  # noqa: E402
+from engine import search as search_module  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "positions_twl06.jsonl"
 GROUPS = ("all", "0 blanks", "1 blank", "2 blanks")
@@ -60,7 +61,12 @@ class Engine:
             for name in ("board", "lexicon", "movegen", "rules", "tiles")
         }
         self.board_cls = modules["board"].Board
-        self.movegen = movegen = modules["movegen"]
+        # The searches as the project calls them: ``engine.search`` (``movegen`` before it existed).
+        try:
+            movegen = importlib.import_module(f"{package}.search")
+        except ModuleNotFoundError:
+            movegen = modules["movegen"]
+        self.movegen = movegen
         self.lexicon = modules["lexicon"].load_lexicon(lexicon_name, cache_dir=cache_dir)
         self.tileset = modules["tiles"].load_tileset("english")
         self.rules = modules["rules"].rules_preset("fisf")
@@ -81,7 +87,7 @@ class Engine:
 
     def _use(self):
         if self.compiled is not None:
-            movegen_module.use_compiled_search(self.compiled)
+            search_module.use_compiled_search(self.compiled)
 
     def run(self, task, rows, rack):
         """(cpu seconds, wall seconds) of one search from a board not seen before."""
@@ -220,7 +226,7 @@ def main():
         if args.baseline:
             # Its own throw-away lexicon cache, whatever format it writes.
             engines.append(Engine("baseline", _load_baseline(args.baseline), args.lexicon, cache_dir=cache))
-        installed = movegen_module.compiled_search_installed()
+        installed = search_module.compiled_search_installed()
         searches = {"both": ["python", "compiled"]}.get(args.search, [args.search]) if installed else ["python"]
         if not installed:
             print("Numba is not installed: only the pure-Python search is timed")

@@ -708,9 +708,9 @@ def slip_plan(players: list[Player], rack: str, board_rows: list[str], rng: rand
     from engine.judging import Slip as EngineSlip
     from engine.judging import judge_slip
     from engine.lexicon import load_lexicon
-    from engine.movegen import find_tops
     from engine.notation import format_ref
     from engine.rules import rules_preset
+    from engine.search import find_tops
     from engine.tiles import load_tileset
 
     cache_dir = os.environ.get("LEXICON_CACHE_DIR") or str(ROOT / "var" / "lexicons")

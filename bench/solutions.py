@@ -29,8 +29,8 @@ from django.conf import settings  # noqa: E402
 from engine.board import Board  # noqa: E402
 from engine.cli import simulate_game  # noqa: E402
 from engine.lexicon import load_lexicon  # noqa: E402
-from engine.movegen import best_plays, find_tops  # noqa: E402
 from engine.rules import rules_preset  # noqa: E402
+from engine.search import best_plays, find_tops  # noqa: E402
 from engine.tiles import load_tileset  # noqa: E402
 from tournaments.sheets.data import Header  # noqa: E402
 from tournaments.sheets.solutions import SolutionRound, Solutions, render_solutions  # noqa: E402

@@ -26,9 +26,9 @@ from .board import Board
 from .drawing import RackError, draw_rack, format_rack, game_is_over
 from .lexicon import load_lexicon
 from .master import choose_master, leave
-from .movegen import find_tops, warm_up
 from .notation import LABELLINGS, format_ref
 from .rules import PRESET_NAMES, rules_preset
+from .search import find_tops, warm_up
 from .tiles import load_tileset
 
 # Cancelled rounds in a row after which the game is declared over (no playable rack found).

@@ -2,13 +2,14 @@
 analysis, windows, bounds, look-ahead, blank placings and best-first order), on flat arrays instead of
 Python lists and dicts.
 
-``engine.movegen`` imports this module on its first search, unless Numba is missing or the environment
-says ``ARBITER_ENGINE=python``, and then runs ``best_plays``, ``find_tops`` and ``count_plays`` here;
-otherwise the pure-Python search runs.  Both give the same plays: the tests run every reference position
-through each.  Numba's cache cannot hold a recursive function, so every walk here keeps a stack of its
-own.
+``engine.search`` imports this module on its first search, unless Numba is missing or the environment
+says ``ARBITER_ENGINE=python``, and then runs ``best_plays``, ``find_tops``, ``count_plays`` and
+``score_spread`` here; otherwise the pure-Python search (``engine.movegen``, the reference) runs.  Both
+give the same plays: the tests run every reference position through each.  Numba's cache cannot hold a
+recursive function, so every walk here keeps a stack of its own.
 
-Arrays, all int64 unless said:
+Arrays, all int64 unless said, grouped in NamedTuples (``Graph``, ``AnagramGraph``, ``BoardArrays``,
+``RackArrays``):
 
 * the word graph, int32 (held for the whole life of a process: half the memory of int64, and every node
   number and letter mask fits): ``arcs[node * 32 + c]`` the child or -1, ``masks``, ``lengths``
@@ -27,6 +28,7 @@ from __future__ import annotations
 import threading
 import weakref
 from math import comb
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -34,7 +36,10 @@ from numba.typed import List
 
 from .layout import SIZE
 
-__all__ = ["BEST", "COUNT", "SPREAD", "board_arrays", "lexicon_arrays", "rack_arrays", "search"]
+__all__ = [
+    "BEST", "COUNT", "SPREAD", "AnagramGraph", "BoardArrays", "Graph", "RackArrays", "board_arrays",
+    "lexicon_arrays", "rack_arrays", "search",
+]
 
 BLANK_BIT = 32
 ALL_LETTERS = ((1 << 27) - 1) & ~1
@@ -45,6 +50,12 @@ COUNT, BEST, SPREAD = 0, 1, 2  # the searches: count the plays, keep the best, c
 def _jit(fn):
     # Compiled once per machine: the machine code is kept beside this file (or in NUMBA_CACHE_DIR).
     return njit(cache=True, nogil=True)(fn)
+
+
+def _inline(fn):
+    # As _jit, and compiled into each caller: what runs where a word ends reads its arrays from the
+    # NamedTuples it is given, and a call of its own would count a reference for each.
+    return njit(cache=True, nogil=True, inline="always")(fn)
 
 
 # The index of the only bit set in a power of two below 2**36: powers of two are distinct mod 37.
@@ -61,15 +72,114 @@ _COMB = np.array([[comb(m, k) for k in range(SIZE + 1)] for m in range(SIZE + 1)
 # Arrays from the Python structures (made once per lexicon, once per board analysis)
 
 
+# The compiled functions take these NamedTuples whole (Numba compiles them as tuples of typed fields):
+# what travels together has one name, and each function reads the fields it needs.
+
+
+class Graph(NamedTuple):
+    """The lexicon's word graph (int32): ``arcs[node * 32 + c]`` the child or -1, ``masks``, ``lengths``
+    (``engine.lexicon``), ``ahead[node, j]`` the letters some word has j letters after ``node``."""
+
+    arcs: np.ndarray
+    masks: np.ndarray
+    lengths: np.ndarray
+    ahead: np.ndarray
+
+
+class AnagramGraph(NamedTuple):
+    """The lexicon's anagram graph (int32), as ``Graph`` without ``ahead``."""
+
+    arcs: np.ndarray
+    masks: np.ndarray
+    lengths: np.ndarray
+
+
+class BoardArrays(NamedTuple):
+    """What a search needs of a board, one row per direction (``movegen._Orientation``'s lists): the
+    view's squares, the cross-checks, cross-word base scores and multipliers, anchors, premium
+    multipliers, ``need``/``next_need``, whether a one-tile play is named across only (one per
+    direction), and the starts ((direction, square, reach), one per row)."""
+
+    squares: np.ndarray
+    allowed: np.ndarray
+    cross_base: np.ndarray
+    cross_mult: np.ndarray
+    anchor: np.ndarray
+    letter_mult: np.ndarray
+    word_mult: np.ndarray
+    need: np.ndarray
+    next_need: np.ndarray
+    single_named: np.ndarray
+    starts: np.ndarray
+
+
+class RackArrays(NamedTuple):
+    """The rack and what scores it: its tiles by letter code (index 0 the blanks), its tiles' values best
+    first, every tile's value (by tile code), the rules' rack size and bingo bonus."""
+
+    counts: np.ndarray
+    rack_values: np.ndarray
+    values: np.ndarray
+    rack_size: int
+    bingo: int
+
+
+class _Walk(NamedTuple):
+    """What the walks of one search share: the search (``mode``, ``n``), the rack as dealt, its blanks and
+    what the walk has left of it (``counts``), the tiles' values, the new tiles of the play being walked (squares,
+    letters; ``tiles`` the same with the blanks marked), a tally by letter, and what is kept: ``found``,
+    ``heap`` (the n best scores, or SPREAD's counts by score), ``state``."""
+
+    mode: int
+    n: int
+    rack: np.ndarray
+    blanks: int
+    counts: np.ndarray
+    values: np.ndarray
+    placed_sq: np.ndarray
+    placed_c: np.ndarray
+    tiles: np.ndarray
+    tally: np.ndarray
+    found: object
+    heap: np.ndarray
+    state: np.ndarray
+
+
+class _Unit(NamedTuple):
+    """A start walked: its direction, square, the end of its lane, the word lengths of its windows worth
+    walking (bit per length), and each length's word multiplier and bonus."""
+
+    o: int
+    start: int
+    end: int
+    word_lengths: int
+    word_mult: np.ndarray
+    bonus: np.ndarray
+
+
+class _Windows(NamedTuple):
+    """Every start's windows, one row per start: bound, length, word multiplier, bonus, whether it takes
+    the whole rack (then the board letters inside are in ``fixed``, their count in fixed[u, SIZE]), and
+    how many."""
+
+    bound: np.ndarray
+    length: np.ndarray
+    mult: np.ndarray
+    bonus: np.ndarray
+    whole: np.ndarray
+    fixed: np.ndarray
+    count: np.ndarray
+
+
 class LexiconArrays:
-    """A lexicon's word graph and anagram graph as arrays (``graph``: arcs, masks, lengths, ahead)."""
+    """A lexicon's word graph and anagram graph as arrays."""
 
     __slots__ = ("graph", "anagrams")
 
     def __init__(self, lexicon):
         arcs, masks, lengths = _graph_arrays(lexicon.masks, lexicon.arcs, lexicon.lengths)
-        self.graph = (arcs, masks, lengths, _ahead_table(arcs, masks, len(lexicon.arcs)))
-        self.anagrams = _graph_arrays(*lexicon._anagrams)
+        self.graph = Graph(arcs, masks, lengths, _ahead_table(arcs, masks, len(lexicon.arcs)))
+        self.anagrams = AnagramGraph(*_graph_arrays(*lexicon._anagrams))
 
 
 def _graph_arrays(masks, arcs, lengths):
@@ -137,21 +247,20 @@ def lexicon_arrays(lexicon) -> LexiconArrays:
     return made
 
 
-def board_arrays(views, first_move: bool, centres, letter_mult, word_mult, single_named, graph, values) -> tuple:
-    """What a search needs of a board, one row per direction (``views``: the board's view in each):
-    its squares, the cross-checks and the rest as in ``movegen._Orientation``, and the starts."""
+def board_arrays(views, first_move: bool, centres, letter_mult, word_mult, single_named, graph: Graph,
+                 values) -> BoardArrays:
+    """What a search needs of a board (``views``: the board's view in each direction, one row each)."""
     rows = views.shape[0]
     allowed, cross_base, cross_mult, anchor, need, next_need = (np.zeros((rows, AREA), dtype=np.int64) for _ in range(6))
-    starts = np.zeros((rows * AREA, 3), dtype=np.int64)
-    n_starts = _analyse(views, first_move, centres, graph[0], graph[1], values, word_mult, allowed, cross_base,
-                        cross_mult, anchor, need, next_need, starts)
-    return (views, allowed, cross_base, cross_mult, anchor, letter_mult, word_mult, need, next_need, single_named,
-            starts[:n_starts].copy())
+    board = BoardArrays(views, allowed, cross_base, cross_mult, anchor, letter_mult, word_mult, need, next_need,
+                        single_named, np.zeros((rows * AREA, 3), dtype=np.int64))
+    n_starts = _analyse(board, first_move, centres, graph, values)
+    return board._replace(starts=board.starts[:n_starts].copy())
 
 
-def rack_arrays(counts, rack_values, values) -> tuple:
-    return (np.array(counts, dtype=np.int64), np.array(rack_values, dtype=np.int64),
-            np.array(values, dtype=np.int64))
+def rack_arrays(counts, rack_values, values, rack_size: int, bingo: int) -> RackArrays:
+    return RackArrays(np.array(counts, dtype=np.int64), np.array(rack_values, dtype=np.int64),
+                      np.array(values, dtype=np.int64), rack_size, bingo)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -159,10 +268,12 @@ def rack_arrays(counts, rack_values, values) -> tuple:
 
 
 @_jit
-def _analyse(views, first_move, centres, arcs, masks, values, word_mult, allowed, cross_base, cross_mult, anchor,
-             need, next_need, starts):
+def _analyse(bd, first_move, centres, graph, values):
     """movegen._Orientation for each view: cross-checks, cross-word base scores and multipliers, anchors,
-    need/next_need and the starts (into ``starts``; how many)."""
+    need/next_need and the starts (into the arrays of ``bd``; how many starts)."""
+    views, allowed, cross_base, cross_mult, anchor = bd.squares, bd.allowed, bd.cross_base, bd.cross_mult, bd.anchor
+    word_mult, need, next_need, starts = bd.word_mult, bd.need, bd.next_need, bd.starts
+    arcs, masks = graph.arcs, graph.masks
     n_starts = 0
     for o in range(views.shape[0]):
         sq = views[o]
@@ -257,10 +368,11 @@ def _low_index(low):
 
 
 @_jit
-def _has_anagram(counts, total, amasks, aarcs, alengths):
+def _has_anagram(counts, total, anagrams):
     """engine.lexicon.Lexicon.has_anagram on arrays, with a stack of its own (Numba's cache cannot hold a
     recursive function): whether some word is made of exactly ``counts`` (``total`` tiles, at least one).
     ``counts`` is left changed."""
+    aarcs, amasks, alengths = anagrams.arcs, anagrams.masks, anagrams.lengths
     f_node = np.zeros(total + 1, dtype=np.int64)
     f_remaining = np.zeros(total + 1, dtype=np.int64)
     f_next = np.zeros(total + 1, dtype=np.int64)  # the next letter to try
@@ -311,15 +423,16 @@ def _has_anagram(counts, total, amasks, aarcs, alengths):
             return False
 
 
-@_jit
-def _keep(score, o, start, n_placed, placed_sq, tiles, found, heap, state, n):
+@_inline
+def _keep(score, o, start, n_placed, walk):
+    found, heap, state, n = walk.found, walk.heap, walk.state, walk.n
     found.append(score)
     found.append(o)
     found.append(start)
     found.append(n_placed)
     for i in range(n_placed):
-        found.append(placed_sq[i])
-        found.append(tiles[i])
+        found.append(walk.placed_sq[i])
+        found.append(walk.tiles[i])
     # heap: the n best scores so far, a min-heap of state[2] entries; state[0] the n-th best.
     size = state[2]
     if size < n:
@@ -350,36 +463,39 @@ def _keep(score, o, start, n_placed, placed_sq, tiles, found, heap, state, n):
         state[0] = heap[0]
 
 
-@_jit
-def _keep_or_tally(mode, score, o, start, n_placed, placed_sq, tiles, found, heap, state, n):
+@_inline
+def _keep_or_tally(score, o, start, n_placed, walk):
     # SPREAD: ``heap`` counts the plays by score, sized by the best bound (state[1] -1 if one were above).
-    if mode == SPREAD:
+    if walk.mode == SPREAD:
+        heap = walk.heap
         if 0 <= score < heap.shape[0]:
             heap[score] += 1
         else:
-            state[1] = -1
+            walk.state[1] = -1
     else:
-        _keep(score, o, start, n_placed, placed_sq, tiles, found, heap, state, n)
+        _keep(score, o, start, n_placed, walk)
     return 0
 
 
 @_jit
-def _assign(mode, blanks, score, wmul, o, start, n_placed, placed_sq, placed_c, tiles, real, values, lm, cm, found,
-             heap, state, n):
+def _assign(score, wmul, unit, n_placed, real, bd, walk):
     """Every placing of the blanks that the rack allows for the letters placed, real tiles first, each kept
     if it reaches the n-th best score (a stack of its own: Numba's cache cannot hold a recursive
-    function)."""
+    function).  ``real``: the rack's real tiles not yet given a letter."""
+    o, start = unit.o, unit.start
+    placed_sq, placed_c, tiles, state, values = walk.placed_sq, walk.placed_c, walk.tiles, walk.state, walk.values
+    lm, cm = bd.letter_mult, bd.cross_mult
     choice = np.zeros(n_placed + 1, dtype=np.int64)  # 0 untried, 1 the real tile taken, 2 a blank
     loss = np.zeros(n_placed + 1, dtype=np.int64)  # points lost to the blanks before tile i
     left = np.zeros(n_placed + 1, dtype=np.int64)  # blanks left before tile i
-    left[0] = blanks
+    left[0] = walk.rack[0]
     i = 0
     while i >= 0:
         if score - loss[i] < state[0]:
             i -= 1  # every placing from here scores less
             continue
         if i == n_placed:
-            _keep_or_tally(mode, score - loss[i], o, start, n_placed, placed_sq, tiles, found, heap, state, n)
+            _keep_or_tally(score - loss[i], o, start, n_placed, walk)
             i -= 1
             continue
         c = placed_c[i]
@@ -407,22 +523,28 @@ def _assign(mode, blanks, score, wmul, o, start, n_placed, placed_sq, placed_c, 
     return 0
 
 
-@_jit
-def _record(depth, main, cross, mode, o, start, word_mult, bonus, placed_sq, placed_c, n_placed, counts, rack,
-            blanks, values, lm, cm, cross_base, skip, tally, tiles, found, heap, state, n):
+@_inline
+def _record(depth, main, cross, word_mult, bonus, unit, n_placed, bd, walk):
+    """Where a word ends (``depth`` letters long, its main-word letters' sum, its cross-words' score):
+    the plays counted (mode COUNT), or those reaching the n-th best score kept (0 counted).  (Each array
+    is read from its NamedTuple only where it is used: a read costs a reference count, and most words
+    end here.)"""
+    mode, blanks = walk.mode, walk.blanks
     score = main * word_mult[depth] + cross + bonus[depth]  # the most any placing of the blanks scores
     if mode == BEST:
-        if score < state[0]:
+        if score < walk.state[0]:
             return 0
-    if skip and n_placed == 1 and cross_base[o, placed_sq[0]] >= 0:
+    o = unit.o
+    if n_placed == 1 and bd.single_named[o] and bd.cross_base[o, walk.placed_sq[0]] >= 0:
         return 0  # a one-tile play forming a word across too is named across
     if mode == COUNT:
         if blanks == 0:
-            state[1] += 1
-        elif counts[0] == blanks:  # no blank needed: any of the new tiles may be one
-            state[1] += _SUBSETS[blanks, n_placed]
+            return 1
+        if walk.counts[0] == blanks:  # no blank needed: any of the new tiles may be one
+            return _SUBSETS[blanks, n_placed]
         else:
             # At least the missing tiles of each letter are blanks, at most the blanks held.
+            rack, tally, placed_c = walk.rack, walk.tally, walk.placed_c
             for i in range(n_placed):
                 tally[placed_c[i]] += 1
             ways = np.zeros(blanks + 1, dtype=np.int64)
@@ -440,16 +562,18 @@ def _record(depth, main, cross, mode, o, start, word_mult, bonus, placed_sq, pla
                         if lowest <= k - j <= m:
                             nxt[k] += ways[j] * _COMB[m, k - j]
                 ways = nxt
-            state[1] += ways.sum()
-        return 0
+            return ways.sum()
+    rack, start, placed_c = walk.rack, unit.start, walk.placed_c
     if blanks == 0:
+        tiles = walk.tiles
         for i in range(n_placed):
             tiles[i] = placed_c[i]
-        _keep_or_tally(mode, score, o, start, n_placed, placed_sq, tiles, found, heap, state, n)
+        _keep_or_tally(score, o, start, n_placed, walk)
         return 0
     wmul = word_mult[depth]
-    if counts[0] != blanks:
+    if walk.counts[0] != blanks:
         # The walk took each needed blank's letter value off the main word's sum: every tile a real one.
+        tally, values = walk.tally, walk.values
         extra = 0
         for i in range(n_placed):
             c = placed_c[i]
@@ -459,18 +583,17 @@ def _record(depth, main, cross, mode, o, start, word_mult, bonus, placed_sq, pla
         for i in range(n_placed):
             tally[placed_c[i]] = 0
         score += extra * wmul
-    real = rack.copy()
-    _assign(mode, blanks, score, wmul, o, start, n_placed, placed_sq, placed_c, tiles, real, values, lm, cm, found, heap,
-            state, n)
+    _assign(score, wmul, unit, n_placed, rack.copy(), bd, walk)
     return 0
 
 
 @_jit
-def _through_tiles(o, r, end, node, main, sq, arcs, values):
+def _through_tiles(r, end, node, main, sq, arcs, values):
     """From square r, along the board tiles there up to the next empty square (or the lane's end):
-    (the square reached, the node reached or -1 where no word goes on, the main word's sum so far)."""
+    (the square reached, the node reached or -1 where no word goes on, the main word's sum so far).
+    The same walk as ``movegen._through_tiles``; ``sq``: the squares of the view walked."""
     while r < end:
-        t = sq[o, r]
+        t = sq[r]
         if t == 0:
             break
         node = arcs[node * 32 + (t & 31)]
@@ -484,7 +607,8 @@ def _through_tiles(o, r, end, node, main, sq, arcs, values):
 @_jit
 def _reaches(q, node, start, end, word_lengths, ahead, need, next_need, o):
     # Whether the word, going on from ``node`` on square q, can pass the squares ahead that not every
-    # letter can fill, as far as every window still open goes.
+    # letter can fill, as far as every window still open goes.  (Arrays, not the NamedTuples holding
+    # them: a step takes it, and each array read from a NamedTuple costs a reference count.)
     later = word_lengths >> (q - start + 1)
     if later == 0:
         return True
@@ -498,14 +622,16 @@ def _reaches(q, node, start, end, word_lengths, ahead, need, next_need, o):
 
 
 @_jit
-def _walk(p0, node0, main0, letters0, o, start, end, word_lengths, word_mult, bonus, mode, graph, bd, values, counts,
-          rack, blanks, placed_sq, placed_c, tally, tiles, found, heap, state, n):
+def _walk(p0, node0, main0, letters0, unit, graph, bd, walk):
     """movegen._Search.walk_from's walk, from the empty square p0 where some letter of node0's arcs may
     stand, with a stack of its own (Numba's cache cannot hold a recursive function): frame f places the
     (f+1)-th new tile."""
-    arcs, masks, suffixes, ahead = graph
-    sq, allowed, cross_base, cross_mult, _anchor, lm, _wm, need, next_need, skip_single, _starts = bd
-    skip = skip_single[o]
+    arcs, masks, suffixes, ahead = graph.arcs, graph.masks, graph.lengths, graph.ahead
+    o, start, end, word_lengths = unit.o, unit.start, unit.end, unit.word_lengths
+    word_mult, bonus = unit.word_mult, unit.bonus
+    sq, allowed, cross_base, cross_mult, lm = bd.squares[o], bd.allowed, bd.cross_base, bd.cross_mult, bd.letter_mult
+    counts, values, placed_sq, placed_c = walk.counts, walk.values, walk.placed_sq, walk.placed_c
+    need, next_need = bd.need, bd.next_need
     f_p = np.zeros(SIZE + 1, dtype=np.int64)
     f_node = np.zeros(SIZE + 1, dtype=np.int64)
     f_main = np.zeros(SIZE + 1, dtype=np.int64)
@@ -518,6 +644,7 @@ def _walk(p0, node0, main0, letters0, o, start, end, word_lengths, word_mult, bo
     f_p[0], f_node[0], f_main[0], f_cross[0], f_letters[0] = p0, node0, main0, 0, letters0
     f_candidates[0] = masks[node0] & allowed[o, p0] & (ALL_LETTERS if counts[0] > 0 else letters0)
     f_letter[0] = 0
+    counted = 0  # the plays counted (mode COUNT)
     while f >= 0:
         c = f_letter[f]
         if c:  # take back the tile placed last on this frame's square
@@ -533,7 +660,7 @@ def _walk(p0, node0, main0, letters0, o, start, end, word_lengths, word_mult, bo
         p, node, main, cross, letters = f_p[f], f_node[f], f_main[f], f_cross[f], f_letters[f]
         depth = p - start + 1  # the word's length with a tile on p
         q = p + 1
-        follows = q < end and sq[o, q] != 0  # a board tile right after p: the word goes on through it
+        follows = q < end and sq[q] != 0  # a board tile right after p: the word goes on through it
         low = candidates & -candidates
         f_candidates[f] = candidates ^ low
         c = _low_index(low)
@@ -560,23 +687,19 @@ def _walk(p0, node0, main0, letters0, o, start, end, word_lengths, word_mult, bo
         next_p = -1
         if follows:
             # Through the board tiles after p.
-            r, m, main_r = _through_tiles(o, q, end, child, main_c, sq, arcs, values)
+            r, m, main_r = _through_tiles(q, end, child, main_c, sq, arcs, values)
             if m >= 0:
                 d = r - start
                 if (suffixes[m] << d) & word_lengths:
                     if (masks[m] & 1) != 0 and ((word_lengths >> d) & 1) != 0:
-                        _record(d, main_r, cross_c, mode, o, start, word_mult, bonus, placed_sq, placed_c, n_placed,
-                                counts, rack, blanks, values, lm, cross_mult, cross_base, skip, tally, tiles, found,
-                                heap, state, n)
+                        counted += _record(d, main_r, cross_c, word_mult, bonus, unit, n_placed, bd, walk)
                     if r < end and (word_lengths >> (d + 1)) != 0 and (masks[m] & allowed[o, r] & (
                         ALL_LETTERS if counts[0] > 0 else letters_c
                     )) != 0 and _reaches(r, m, start, end, word_lengths, ahead, need, next_need, o):
                         next_p, next_node, next_main = r, m, main_r
         else:
             if ((word_lengths >> depth) & 1) != 0 and (masks[child] & 1) != 0:
-                _record(depth, main_c, cross_c, mode, o, start, word_mult, bonus, placed_sq, placed_c, n_placed,
-                        counts, rack, blanks, values, lm, cross_mult, cross_base, skip, tally, tiles, found, heap,
-                        state, n)
+                counted += _record(depth, main_c, cross_c, word_mult, bonus, unit, n_placed, bd, walk)
             if q < end and (word_lengths >> (depth + 1)) != 0 and (
                 masks[child] & allowed[o, q] & (ALL_LETTERS if counts[0] > 0 else letters_c)
             ) != 0 and (((suffixes[child] >> 1) << (depth + 1)) & word_lengths) != 0 and _reaches(
@@ -588,121 +711,123 @@ def _walk(p0, node0, main0, letters0, o, start, end, word_lengths, word_mult, bo
             f_p[f], f_node[f], f_main[f], f_cross[f], f_letters[f] = next_p, next_node, next_main, cross_c, letters_c
             f_candidates[f] = masks[next_node] & allowed[o, next_p] & (ALL_LETTERS if counts[0] > 0 else letters_c)
             f_letter[f] = 0
+    walk.state[1] += counted
     return 0
 
 
 @_jit
-def _windows(o, start, bd, values, rack_len, rack_values, rack_size, bingo, avail, with_bounds, w_bound, w_len,
-             w_mult, w_bonus, w_whole, fixed, scratch):
-    """movegen._Search.windows: the windows from ``start`` into the w_* arrays (w_whole 1 for the one
-    taking the whole rack, whose board letters go in ``fixed``, their count in fixed[SIZE]); how many.
-    ``scratch``: three rows of SIZE, reused from start to start."""
-    sq, allowed, cross_base, cross_mult, anchor, lm, wm, _need, _next_need, _skip, _starts = bd
-    row_end = start - start % SIZE + SIZE
-    count = 0
-    new = 0
-    board_sum = 0
-    cross_sum = 0
-    wmul = 1
-    hooked = False
-    n_fixed = 0
-    coefficients, letter_mults, cross_mults = scratch[0], scratch[1], scratch[2]
-    for e in range(start, row_end):
-        t = sq[o, e]
-        if t:
-            board_sum += values[t]
-            hooked = True
-            fixed[n_fixed] = t & 31
-            n_fixed += 1
-        else:
-            if new == rack_len or not allowed[o, e] & avail:
-                break
-            letter_mults[new] = lm[o, e]
-            cross_mults[new] = cross_mult[o, e]
-            new += 1
-            if anchor[o, e]:
-                hooked = True
-            wmul *= wm[o, e]
-            cross_sum += cross_base[o, e] * cross_mult[o, e]
-        if not hooked or e == start or (e + 1 < row_end and sq[o, e + 1]) or new == 0:
+def _windows(bd, rack, rack_len, avail, with_bounds, windows, u_bound):
+    """movegen._Search.windows for every start within the rack's reach: start u's windows into row u of
+    ``windows``, their best bound into u_bound[u] (-1 with none).  (One call for every start: each array
+    read from a NamedTuple costs a reference count.)"""
+    values, rack_values, rack_size, bingo = rack.values, rack.rack_values, rack.rack_size, rack.bingo
+    sq, allowed, cross_base, cross_mult, anchor = bd.squares, bd.allowed, bd.cross_base, bd.cross_mult, bd.anchor
+    lm, wm, starts = bd.letter_mult, bd.word_mult, bd.starts
+    w_bound, w_len, w_mult, w_bonus = windows.bound, windows.length, windows.mult, windows.bonus
+    w_whole, fixed, w_count = windows.whole, windows.fixed, windows.count
+    coefficients = np.empty(SIZE, dtype=np.int64)
+    letter_mults = np.empty(SIZE, dtype=np.int64)
+    cross_mults = np.empty(SIZE, dtype=np.int64)
+    for u in range(starts.shape[0]):
+        o, start, reach = starts[u, 0], starts[u, 1], starts[u, 2]
+        if reach > rack_len:
             continue
-        bonus = bingo if new == rack_size else 0
-        bound = 0
-        if with_bounds:
-            # Rack values (best first) paired with the squares' coefficients best first.
-            for i in range(new):
-                coefficients[i] = letter_mults[i] * (wmul + cross_mults[i])
-            coefficients[:new].sort()
-            bound = wmul * board_sum + cross_sum + bonus
-            for i in range(new):
-                bound += coefficients[new - 1 - i] * rack_values[i]
-        w_bound[count] = bound
-        w_len[count] = e - start + 1
-        w_mult[count] = wmul
-        w_bonus[count] = bonus
-        w_whole[count] = 1 if new == rack_len else 0
-        if new == rack_len:
-            fixed[SIZE] = n_fixed
-        count += 1
-    return count
+        row_end = start - start % SIZE + SIZE
+        count = 0
+        new = 0
+        board_sum = 0
+        cross_sum = 0
+        wmul = 1
+        hooked = False
+        n_fixed = 0
+        for e in range(start, row_end):
+            t = sq[o, e]
+            if t:
+                board_sum += values[t]
+                hooked = True
+                fixed[u, n_fixed] = t & 31
+                n_fixed += 1
+            else:
+                if new == rack_len or not allowed[o, e] & avail:
+                    break
+                letter_mults[new] = lm[o, e]
+                cross_mults[new] = cross_mult[o, e]
+                new += 1
+                if anchor[o, e]:
+                    hooked = True
+                wmul *= wm[o, e]
+                cross_sum += cross_base[o, e] * cross_mult[o, e]
+            if not hooked or e == start or (e + 1 < row_end and sq[o, e + 1]) or new == 0:
+                continue
+            bonus = bingo if new == rack_size else 0
+            bound = 0
+            if with_bounds:
+                # Rack values (best first) paired with the squares' coefficients best first.
+                for i in range(new):
+                    coefficients[i] = letter_mults[i] * (wmul + cross_mults[i])
+                coefficients[:new].sort()
+                bound = wmul * board_sum + cross_sum + bonus
+                for i in range(new):
+                    bound += coefficients[new - 1 - i] * rack_values[i]
+            w_bound[u, count] = bound
+            w_len[u, count] = e - start + 1
+            w_mult[u, count] = wmul
+            w_bonus[u, count] = bonus
+            w_whole[u, count] = 1 if new == rack_len else 0
+            if new == rack_len:
+                fixed[u, SIZE] = n_fixed
+            count += 1
+        w_count[u] = count
+        if count:
+            u_bound[u] = w_bound[u, :count].max()
 
 
 @_jit
-def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_size, bingo, state):
+def search(mode, n, graph, anagrams, bd, rack, state):
     """Count the plays (mode COUNT: the total in state[1]), keep those reaching the n-th best score
     (mode BEST: in ``found``, the n-th best score in state[0]), or count the plays by score (mode SPREAD:
-    the counts indexed by score come back instead of ``found``)."""
-    starts = bd[10]
+    the counts indexed by score come back instead of ``found``).  ``graph``, ``anagrams``: the lexicon's
+    (``Graph``, ``AnagramGraph``); ``bd``: the board's ``BoardArrays``; ``rack``: ``RackArrays``."""
+    starts = bd.starts
     found = List.empty_list(types.int64)
-    aarcs, amasks, alengths = anagram_graph
-    counts = rack.copy()
-    blanks = rack[0]
+    counts = rack.counts
+    blanks = counts[0]
     rack_len = 0
     letters = 0
     for c in range(27):
-        rack_len += rack[c]
-        if c > 0 and rack[c] > 0:
+        rack_len += counts[c]
+        if c > 0 and counts[c] > 0:
             letters |= 1 << c
     avail = ALL_LETTERS if blanks > 0 else letters
     with_bounds = mode != COUNT
     units = starts.shape[0]
-    # Every start's windows: bound, length, word multiplier, bonus, whole rack.
-    w_bound = np.zeros((units, SIZE), dtype=np.int64)
-    w_len = np.zeros((units, SIZE), dtype=np.int64)
-    w_mult = np.zeros((units, SIZE), dtype=np.int64)
-    w_bonus = np.zeros((units, SIZE), dtype=np.int64)
-    w_whole = np.zeros((units, SIZE), dtype=np.int64)
-    w_count = np.zeros(units, dtype=np.int64)
+    windows = _Windows(
+        np.zeros((units, SIZE), dtype=np.int64),
+        np.zeros((units, SIZE), dtype=np.int64),
+        np.zeros((units, SIZE), dtype=np.int64),
+        np.zeros((units, SIZE), dtype=np.int64),
+        np.zeros((units, SIZE), dtype=np.int64),
+        np.zeros((units, SIZE + 1), dtype=np.int64),
+        np.zeros(units, dtype=np.int64),
+    )
     u_bound = np.full(units, -1, dtype=np.int64)
-    fixed = np.zeros((units, SIZE + 1), dtype=np.int64)
-    scratch = np.empty((3, SIZE), dtype=np.int64)
-    for u in range(units):
-        o, s, reach = starts[u, 0], starts[u, 1], starts[u, 2]
-        if reach > rack_len:
-            continue
-        k = _windows(o, s, bd, values, rack_len, rack_values, rack_size, bingo, avail, with_bounds, w_bound[u],
-                     w_len[u], w_mult[u], w_bonus[u], w_whole[u], fixed[u], scratch)
-        w_count[u] = k
-        if k:
-            u_bound[u] = w_bound[u, :k].max()
+    _windows(bd, rack, rack_len, avail, with_bounds, windows, u_bound)
     order = np.argsort(-u_bound, kind="mergesort") if with_bounds else np.arange(units)
     if mode == SPREAD:
         heap = np.zeros(max(u_bound.max(), 0) + 1 if units else 1, dtype=np.int64)
     else:
         heap = np.zeros(max(n, 1), dtype=np.int64)
-    placed_sq = np.zeros(SIZE, dtype=np.int64)
-    placed_c = np.zeros(SIZE, dtype=np.int64)
-    tiles = np.zeros(SIZE, dtype=np.int64)
-    tally = np.zeros(27, dtype=np.int64)
+    walk = _Walk(mode, n, counts, blanks, counts.copy(), rack.values, np.zeros(SIZE, dtype=np.int64),
+                 np.zeros(SIZE, dtype=np.int64), np.zeros(SIZE, dtype=np.int64), np.zeros(27, dtype=np.int64), found,
+                 heap, state)
     word_mult = np.zeros(SIZE + 1, dtype=np.int64)
     bonus = np.zeros(SIZE + 1, dtype=np.int64)
     anagram_counts = np.zeros(27, dtype=np.int64)
-    arcs, masks = graph[0], graph[1]
-    sq, allowed = bd[0], bd[1]
+    arcs, masks = graph.arcs, graph.masks
     anagram_known = dict()  # the board letters of a whole-rack window (sorted, 5 bits each) -> an anagram?
     anagram_known[-1] = True  # (a first entry gives the dictionary its types; no key is negative)
     for u in order:
-        k = w_count[u]
+        k = windows.count[u]
         if k == 0:
             continue
         if mode == BEST and u_bound[u] < state[0]:
@@ -710,40 +835,39 @@ def search(mode, n, graph, anagram_graph, bd, values, rack, rack_values, rack_si
         o, start = starts[u, 0], starts[u, 1]
         word_lengths = 0
         for w in range(k):
-            if mode == BEST and w_bound[u, w] < state[0]:
+            if mode == BEST and windows.bound[u, w] < state[0]:
                 continue
-            if w_whole[u, w]:
+            if windows.whole[u, w]:
                 # A play of the whole rack through these board letters needs a word made of them all.
-                n_fixed = fixed[u, SIZE]
+                n_fixed = windows.fixed[u, SIZE]
                 key = 0
-                sorted_fixed = np.sort(fixed[u, :n_fixed])
+                sorted_fixed = np.sort(windows.fixed[u, :n_fixed])
                 for i in range(n_fixed):
                     key = key * 32 + sorted_fixed[i]
                 if key in anagram_known:
                     ok = anagram_known[key]
                 else:
                     for c in range(27):
-                        anagram_counts[c] = rack[c]
+                        anagram_counts[c] = counts[c]
                     for i in range(n_fixed):
                         anagram_counts[sorted_fixed[i]] += 1
-                    ok = _has_anagram(anagram_counts, rack_len + n_fixed, amasks, aarcs, alengths)
+                    ok = _has_anagram(anagram_counts, rack_len + n_fixed, anagrams)
                     anagram_known[key] = ok
                 if not ok:
                     continue
-            length = w_len[u, w]
+            length = windows.length[u, w]
             word_lengths |= 1 << length
-            word_mult[length] = w_mult[u, w]
-            bonus[length] = w_bonus[u, w]
+            word_mult[length] = windows.mult[u, w]
+            bonus[length] = windows.bonus[u, w]
         if word_lengths == 0:
             continue
-        end = start - start % SIZE + SIZE
+        unit = _Unit(o, start, start - start % SIZE + SIZE, word_lengths, word_mult, bonus)
         # From the start: through the board tiles there, if any, to the first empty square.
-        p, node, main = _through_tiles(o, start, end, 0, 0, sq, arcs, values)
-        if node >= 0 and p < end and (masks[node] & allowed[o, p]) != 0 and _reaches(
-            p, node, start, end, word_lengths, graph[3], bd[7], bd[8], o
+        p, node, main = _through_tiles(start, unit.end, 0, 0, bd.squares[o], arcs, rack.values)
+        if node >= 0 and p < unit.end and (masks[node] & bd.allowed[o, p]) != 0 and _reaches(
+            p, node, start, unit.end, word_lengths, graph.ahead, bd.need, bd.next_need, o
         ):
-            _walk(p, node, main, letters, o, start, end, word_lengths, word_mult, bonus, mode, graph, bd, values,
-                  counts, rack, blanks, placed_sq, placed_c, tally, tiles, found, heap, state, n)
+            _walk(p, node, main, letters, unit, graph, bd, walk)
     if mode == SPREAD:
         return heap
     out = np.empty(len(found), dtype=np.int64)

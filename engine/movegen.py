@@ -1,4 +1,10 @@
-"""Move generation: every legal play, the best plays, the tops, and a count of the legal plays.
+"""Move generation, the reference search: every legal play, the best plays, the tops, and a count of the
+legal plays, in pure Python.
+
+``engine.kernel`` is the same search compiled with Numba, and ``engine.search`` chooses which of the two
+runs (the rest of the project calls the search there); the functions here always run this one, the form
+that is read to understand the search and that the compiled one is checked against (the tests run every
+reference position through both).
 
 One code path serves both directions: plays are generated along the lanes of the board's view in each
 direction (``engine.lane``: down plays are across plays on the transposed board), and their squares
@@ -7,8 +13,8 @@ before it is empty or off the board) by walking the lexicon's DAWG rightwards ov
 letters allowed by the cross-checks, keeping the score as it goes.
 
 What depends on the board alone (each empty square's cross-check, the board part of its cross-word's
-score, the anchors, the starts) is worked out once per board and kept for the next search on the same
-board (``_board_analysis``).
+score, the anchors, the starts) is worked out once per board (``board_analysis``); ``engine.search``
+keeps it for the next search on the same board.
 
 The walk goes letter by letter, not tile by tile: a letter is taken from the rack's real tiles while it
 holds some, else from a blank.  Which of the new tiles are blanks is decided only where a word ends: the
@@ -42,104 +48,20 @@ what ``best_plays`` ranks.
 from __future__ import annotations
 
 import heapq
-import importlib
 import operator
-import os
-import threading
-import warnings
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from math import comb
 
-from .board import Board
 from .lane import lanes
 from .layout import CENTRE, SIZE
-from .lexicon import Lexicon, compile_lexicon
 from .play import Play
-from .rules import rules_preset
 from .scoring import cross_parts
-from .tiles import BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode, load_tileset
+from .tiles import BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode
 
 __all__ = ["Play", "Tops", "best_plays", "count_plays", "find_tops", "generate_plays", "score_spread"]
 
 ALL_LETTERS = ((1 << 27) - 1) & ~1  # bits 1..26
-
-# The compiled search (engine.kernel, with Numba): imported on the first search unless turned off.
-_compiled = {"wanted": os.environ.get("ARBITER_ENGINE", "").strip().lower() != "python", "module": None,
-             "tried": False}
-_compiled_lock = threading.Lock()
-
-
-def _load_kernel():
-    """engine.kernel, imported once; None when Numba (or NumPy) is not installed."""
-    if not _compiled["tried"]:
-        with _compiled_lock:
-            if not _compiled["tried"]:
-                try:
-                    _compiled["module"] = importlib.import_module(".kernel", __package__)
-                except ImportError:  # the pure-Python search runs
-                    _compiled["module"] = None
-                _compiled["tried"] = True
-    return _compiled["module"]
-
-
-def _kernel():
-    """engine.kernel when the compiled search runs, else None."""
-    return _load_kernel() if _compiled["wanted"] else None
-
-
-def compiled_search_installed() -> bool:
-    """Whether the compiled search can run here (Numba installed), whatever ``use_compiled_search`` says."""
-    return _load_kernel() is not None
-
-
-def warm_up(lexicon=None, tileset=None, rules=None) -> str:
-    """Run each search once on a small position, so that the compiled search is compiled (once per
-    machine) or loaded from its cache now rather than in the first real search; which search runs:
-    ``"compiled"`` or ``"python"``.  Without a lexicon, a word list of three words stands in (the
-    compiled code is the same for every lexicon; a real one's arrays are made on its first search)."""
-    if lexicon is None:
-        lexicon = Lexicon("warm-up", "", 3, *compile_lexicon(["AT", "EAST", "SEAT"]))
-    tileset = tileset or load_tileset("english")
-    rules = rules or rules_preset("fisf")
-    board = Board.empty()
-    for rack in ("AEINST?", "ERST??"):
-        best_plays(board, rack, lexicon, tileset, rules, n=3)
-        count_plays(board, rack, lexicon, tileset, rules)
-        score_spread(board, rack, lexicon, tileset, rules)
-    return "compiled" if _kernel() is not None else "python"
-
-
-def warm_up_in_background() -> threading.Thread:
-    """``warm_up()`` in a thread of its own, for a server process that should not make its first search
-    wait for it.  Start it in the process that searches, not before a fork."""
-    thread = threading.Thread(target=_warm_up_quietly, name="engine-warm-up", daemon=True)
-    thread.start()
-    return thread
-
-
-def _warm_up_quietly() -> None:
-    try:
-        warm_up()
-    except Exception as error:  # noqa: BLE001 - a warm-up that fails leaves the first search to do it
-        warnings.warn(f"the move search could not be warmed up ({error!r})", RuntimeWarning, stacklevel=1)
-
-
-def _compiled_failed(error: Exception) -> None:
-    # The pure-Python search gives the same plays: a compiled search that cannot run (a Numba release
-    # that refuses it, a cache it cannot write) costs speed, never a result.
-    _compiled["wanted"] = False
-    warnings.warn(f"the compiled move search failed ({error!r}); the pure-Python search runs from now on",
-                  RuntimeWarning, stacklevel=3)
-
-
-def use_compiled_search(enabled: bool) -> bool:
-    """Turn the compiled search on or off for this process; whether it was on.  ``ARBITER_ENGINE=python``
-    in the environment turns it off from the start."""
-    was = _kernel() is not None
-    _compiled["wanted"] = bool(enabled)
-    return was
 
 _FAR = SIZE * SIZE  # farther than any rack reaches
 
@@ -309,84 +231,35 @@ class _Orientation:
         return self.before[i], self.after[i]
 
 
-class _View:
-    """The board's view in one direction as the compiled search sees it: what naming a play needs."""
-
-    __slots__ = ("horizontal", "lane", "squares")
-
-    def __init__(self, board, horizontal: bool):
-        self.horizontal = horizontal
-        self.lane = lanes(horizontal)
-        self.squares = board.view(horizontal)
-
-    original = _Orientation.original
-
-    def cross_word(self, i: int) -> tuple[tuple, tuple]:
-        return cross_parts(self.squares, i)
-
-
-_board_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_BOARD_CACHE_LIMIT = 16
-_board_caches_lock = threading.Lock()  # a web process searches from several threads
-
-
-def _directions(board, rules) -> tuple:
+def directions(board, rules) -> tuple:
     """The directions a search walks: across only for a first move that must be across."""
     return (True,) if board.is_empty() and rules.first_move_horizontal else (True, False)
 
 
-def _kept(lexicon, key, make):
-    """What ``make()`` gives for ``key``, kept for the last few boards of the lexicon (shared by threads)."""
-    with _board_caches_lock:
-        cache = _board_caches.get(lexicon)
-        if cache is None:
-            cache = _board_caches[lexicon] = OrderedDict()
-        known = cache.get(key)
-        if known is not None:
-            cache.move_to_end(key)
-            return known
-    known = make()
-    with _board_caches_lock:
-        cache[key] = known
-        if len(cache) > _BOARD_CACHE_LIMIT:
-            cache.popitem(last=False)
-    return known
-
-
-def _board_analysis(board, lexicon, tileset, rules) -> list[_Orientation]:
-    """The views a search walks, each with what depends on the board alone; the last few boards' are
-    kept, so that the tops, the best plays and the count of one position share them."""
-    directions = _directions(board, rules)
+def board_analysis(board, lexicon, tileset, rules) -> list[_Orientation]:
+    """The views a search walks, each with what depends on the board alone (``engine.search`` keeps the
+    last few boards' analyses, so that the tops, the best plays and the count of one position share
+    them)."""
+    walked = directions(board, rules)
     values = tileset.values
-    first_move, both = board.is_empty(), len(directions) == 2
-    return _kept(lexicon, (board.squares, directions, tuple(values)), lambda: [
-        _Orientation(board, h, lexicon, values, first_move, both and not h) for h in directions
-    ])
+    first_move, both = board.is_empty(), len(walked) == 2
+    return [_Orientation(board, h, lexicon, values, first_move, both and not h) for h in walked]
 
 
-def _compiled_analysis(kernel, board, lexicon, tileset, rules, arrays) -> tuple[list[_View], tuple]:
-    """The board's views and the compiled search's arrays of them (``engine.kernel.board_arrays``), kept
-    for the last few boards as ``_board_analysis``."""
-    directions = _directions(board, rules)
-    values = tileset.values
-
-    def make():
-        np = kernel.np
-        views = [_View(board, h) for h in directions]
-        both = len(directions) == 2
-        analysis = kernel.board_arrays(
-            np.array([v.squares for v in views], dtype=np.int64),
-            board.is_empty(),
-            np.array([v.lane.index(*CENTRE) for v in views], dtype=np.int64),
-            np.array([v.lane.letter_mult for v in views], dtype=np.int64),
-            np.array([v.lane.word_mult for v in views], dtype=np.int64),
-            np.array([1 if both and not v.horizontal else 0 for v in views], dtype=np.int64),
-            arrays.graph,
-            np.array(values, dtype=np.int64),
-        )
-        return views, analysis
-
-    return _kept(lexicon, (board.squares, directions, tuple(values), "compiled"), make)
+def read_rack(rack: str, values) -> tuple[tuple, list]:
+    """The rack's tiles by letter code (index 0 counts the blanks) and its tiles' values, best first; a
+    ValueError for a tile that is no letter or blank."""
+    counts = [0] * 27
+    for ch in rack:
+        t = encode(ch)
+        if t == BLANK:
+            counts[0] += 1
+        elif t == EMPTY or t & BLANK:
+            raise ValueError(f"bad rack tile {ch!r}")
+        else:
+            counts[t] += 1
+    rack_values = sorted((values[BLANK] if t == BLANK else values[t] for t in map(encode, rack)), reverse=True)
+    return tuple(counts), rack_values
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -402,39 +275,25 @@ class _Search:
     DAWG paths that can end exactly at one of its windows still worth visiting.
     """
 
-    def __init__(self, board, rack: str, lexicon, tileset, rules):
+    def __init__(self, board, rack: str, lexicon, tileset, rules, orientations=None):
+        """``orientations``: ``board_analysis(board, ...)`` when the caller kept it."""
         self.lexicon = lexicon
-        self.tileset = tileset
         self.rules = rules
         self.values = tileset.values
-        self.counts = [0] * 27  # tiles on the rack by letter code; index 0 counts the blanks
-        for ch in rack:
-            t = encode(ch)
-            if t == BLANK:
-                self.counts[0] += 1
-            elif t == EMPTY or t & BLANK:
-                raise ValueError(f"bad rack tile {ch!r}")
-            else:
-                self.counts[t] += 1
-        self.rack = tuple(self.counts)  # the counts as dealt (the walk changes self.counts)
+        # The rack's tiles by letter code, index 0 the blanks, as dealt; ``counts``: what the walk has left.
+        self.rack, self.rack_values = read_rack(rack, self.values)
+        self.counts = list(self.rack)
         self.blanks = self.counts[0]
         self.rack_len = len(rack)
         self.letters = sum(1 << c for c in range(1, 27) if self.counts[c])
-        values = self.values
-        self.rack_values = sorted(
-            (values[BLANK] if t == BLANK else values[t] for t in map(encode, rack)), reverse=True
-        )
-        self.board = board
-        self.kernel = _kernel()
+        if orientations is None:
+            orientations = board_analysis(board, lexicon, tileset, rules)
+        self.orientations = orientations
         self._anagrams = {}  # board letters a whole-rack play would go through -> whether an anagram exists
         self._forced = {}  # letters placed (sorted) -> ways of placing the blanks, when some are needed
         self.found = []  # (score, orientation, start square, ((square, tile), ...))
         self.threshold = -1  # the n-th best score found so far (best_plays)
         self.total = 0  # plays counted (count_plays)
-
-    @property
-    def orientations(self) -> list[_Orientation]:
-        return _board_analysis(self.board, self.lexicon, self.tileset, self.rules)
 
     # -- windows ------------------------------------------------------------------------------------
 
@@ -516,10 +375,6 @@ class _Search:
 
     def run_count(self) -> int:
         """How many plays there are, in ``total``."""
-        ran = self._run_compiled("COUNT", 1)
-        if ran is not None:
-            self.total = int(ran[1][1])
-            return self.total
         for _, o, start, windows in self.units(bounds=False):
             windows = [w for w in windows if w[4] is None or self.anagram_possible(w[4])]
             if windows:
@@ -530,9 +385,6 @@ class _Search:
         """The plays scoring at least the n-th best score, in ``found``: starts best bound first, skipping
         windows whose bound is below the n-th best score found so far."""
         self.n = n
-        ran = self._run_compiled("BEST", n)
-        if ran is not None:
-            return self._keep_compiled(*ran)
         self.heap = []  # the n best scores found so far (a min-heap)
         # Best bound first; a start's whole-rack windows are checked for an anagram when it comes up,
         # and the start goes back in its place if its best bound was one that has none.
@@ -554,46 +406,6 @@ class _Search:
             self.walk_from(o, start, windows, self._recorder_best)
         threshold = self.threshold
         self.found = [f for f in self.found if f[0] >= threshold]
-        return self
-
-    # -- the compiled search (engine.kernel) --------------------------------------------------------
-
-    def _run_compiled(self, mode: str, n: int):
-        """(what the compiled search gives back, its state) for the search ``mode`` (``COUNT``, ``BEST``,
-        ``SPREAD`` of engine.kernel); None when it does not run here, or failed (then never again)."""
-        kernel = self.kernel
-        if kernel is None:
-            return None
-        try:
-            arrays = kernel.lexicon_arrays(self.lexicon)
-            self.views, board = _compiled_analysis(kernel, self.board, self.lexicon, self.tileset, self.rules,
-                                                   arrays)
-            state = kernel.np.array([-1, 0, 0, 0], dtype=kernel.np.int64)
-            rack, rack_values, values = kernel.rack_arrays(self.rack, self.rack_values, self.values)
-            found = kernel.search(getattr(kernel, mode), n, arrays.graph, arrays.anagrams, board, values, rack,
-                                  rack_values, self.rules.rack_size, self.rules.bingo_bonus, state)
-            if mode == "SPREAD" and state[1] < 0:
-                raise RuntimeError("a play scored above its bound")
-        except Exception as error:  # noqa: BLE001 - any failure of the compiled search: see _compiled_failed
-            _compiled_failed(error)
-            self.kernel = None
-            return None
-        return found, state
-
-    def _keep_compiled(self, found, state):
-        """The plays the compiled search kept (flat: score, view, start, new tiles, (square, tile)...),
-        those reaching the n-th best score, in ``found``."""
-        threshold = self.threshold = int(state[0])
-        orientations = self.views
-        found = found.tolist()
-        i, end = 0, len(found)
-        while i < end:
-            score, o, start, placed = found[i], found[i + 1], found[i + 2], found[i + 3]
-            j = i + 4 + 2 * placed
-            if score >= threshold:
-                tiles = tuple(zip(found[i + 4:j:2], found[i + 5:j:2], strict=True))
-                self.found.append((score, orientations[o], start, tiles))
-            i = j
         return self
 
     # -- where a word ends --------------------------------------------------------------------------
@@ -794,16 +606,7 @@ class _Search:
                 placed.append((p, c))
                 if follows:
                     # Through the board tiles after p.
-                    r, n, main_r = q, child, main_c
-                    while r < end:
-                        t = sq[r]
-                        if not t:
-                            break
-                        n = arcs.get(n << 5 | (t & LETTER_MASK))
-                        if n is None:
-                            break
-                        main_r += values[t]
-                        r += 1
+                    r, n, main_r = _through_tiles(q, end, child, main_c, sq, arcs, values)
                     if n is not None:
                         d = r - start
                         if (suffixes[n] << d) & word_lengths:
@@ -827,26 +630,33 @@ class _Search:
                     counts[0] += 1
 
         # From the start: through the board tiles there, if any, to the first empty square.
-        p, node, main = start, 0, 0
-        while p < end:
-            t = sq[p]
-            if not t:
-                break
-            node = arcs.get(node << 5 | (t & LETTER_MASK))
-            if node is None:
-                return
-            main += values[t]
-            p += 1
-        if p < end and masks[node] & allowed[p] and reaches(p, node):
+        p, node, main = _through_tiles(start, end, 0, 0, sq, arcs, values)
+        if node is not None and p < end and masks[node] & allowed[p] and reaches(p, node):
             walk(p, node, main, 0, self.letters)
 
     # -----------------------------------------------------------------------------------------------
 
     def plays(self) -> list[Play]:
-        return [_make_play(o, start, placed, score) for score, o, start, placed in self.found]
+        return [make_play(o, start, placed, score) for score, o, start, placed in self.found]
 
 
-def _make_play(o: _Orientation, start: int, placed, score: int) -> Play:
+def _through_tiles(r: int, end: int, node, main: int, sq, arcs, values) -> tuple:
+    """From square r, along the board tiles there up to the next empty square (or the lane's end): (the
+    square reached, the node reached or None where no word goes on, the main word's sum so far).  The
+    same walk as ``engine.kernel._through_tiles``."""
+    while r < end:
+        t = sq[r]
+        if not t:
+            break
+        node = arcs.get(node << 5 | (t & LETTER_MASK))
+        if node is None:
+            break
+        main += values[t]
+        r += 1
+    return r, node, main
+
+
+def make_play(o: _Orientation, start: int, placed, score: int) -> Play:
     sq = o.squares
     tiles = list(sq[start:start - start % SIZE + SIZE])
     for p, t in placed:
@@ -880,9 +690,6 @@ def count_plays(board, rack: str, lexicon, tileset, rules) -> int:
 
 def score_spread(board, rack: str, lexicon, tileset, rules) -> dict[int, int]:
     """How many of the plays ``generate_plays`` lists score each score: {score: plays}, no Play built."""
-    ran = _Search(board, rack, lexicon, tileset, rules)._run_compiled("SPREAD", 1)
-    if ran is not None:
-        return {score: int(k) for score, k in enumerate(ran[0].tolist()) if k}
     spread: dict[int, int] = {}
     for play in generate_plays(board, rack, lexicon, tileset, rules):
         spread[play.score] = spread.get(play.score, 0) + 1
@@ -898,19 +705,19 @@ def best_plays(board, rack: str, lexicon, tileset, rules, n: int = 10) -> list[P
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     search = _Search(board, rack, lexicon, tileset, rules).run_best(n)
-    return sorted(search.plays(), key=_best_order)
+    return sorted(search.plays(), key=best_order)
 
 
 def find_tops(board, rack: str, lexicon, tileset, rules) -> Tops:
     """The best score and every play that reaches it (score None when no play exists)."""
     search = _Search(board, rack, lexicon, tileset, rules).run_best(1)
     plays = search.plays()
-    return Tops(search.threshold if plays else None, tuple(sorted(plays, key=_play_order)))
+    return Tops(search.threshold if plays else None, tuple(sorted(plays, key=play_order)))
 
 
-def _play_order(play: Play):
+def play_order(play: Play):
     return (play.row, play.col, not play.horizontal, play.word)
 
 
-def _best_order(play: Play):
+def best_order(play: Play):
     return (-play.score, play.row, play.col, not play.horizontal, play.word)

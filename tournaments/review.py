@@ -20,8 +20,8 @@ from django.conf import settings
 from django.core.cache import cache
 
 from engine.board import Board
-from engine.movegen import best_plays, score_spread
 from engine.notation import format_ref
+from engine.search import best_plays, score_spread
 from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 from tournaments.formats import brief
 from tournaments.models import Game, Player, Result, Round

@@ -2,7 +2,7 @@
 from celery import signals
 
 from arbiter.celery import warm_up_search
-from engine import movegen
+from engine import search
 
 
 def test_a_pool_process_warms_the_move_search_up_when_it_starts():
@@ -10,4 +10,4 @@ def test_a_pool_process_warms_the_move_search_up_when_it_starts():
     thread = answers[warm_up_search]
     thread.join(timeout=180)
     assert not thread.is_alive()
-    assert (movegen._kernel() is not None) == movegen.compiled_search_installed()
+    assert (search._kernel() is not None) == search.compiled_search_installed()

@@ -1,15 +1,17 @@
 """best_plays and count_plays: checked against generate_plays on the 200 reference positions and on tiny
 word lists, by both searches: the compiled one (``engine.kernel``, when Numba is installed) and the pure
-Python one it stands in for."""
+Python one it stands in for (``engine.movegen``), as ``engine.search`` runs them."""
 import json
+import warnings
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from engine import movegen
+from engine import search as engine_search
 from engine.board import Board
-from engine.movegen import best_plays, count_plays, find_tops, generate_plays, score_spread
+from engine.search import best_plays, count_plays, find_tops, generate_plays, score_spread
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "positions_twl06.jsonl"
 POSITIONS = [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
@@ -18,18 +20,18 @@ SEARCHES = ["compiled", "python"]
 
 def searches():
     """The searches this machine runs: the compiled one when Numba is installed, and the pure-Python one."""
-    return ["compiled", "python"] if movegen.compiled_search_installed() else ["python"]
+    return ["compiled", "python"] if engine_search.compiled_search_installed() else ["python"]
 
 
 @pytest.fixture(params=SEARCHES)
 def search(request):
     """A test taking this fixture runs once with each search."""
     compiled = request.param == "compiled"
-    if compiled and not movegen.compiled_search_installed():
+    if compiled and not engine_search.compiled_search_installed():
         pytest.skip("Numba is not installed: only the pure-Python search runs")
-    was = movegen.use_compiled_search(compiled)
+    was = engine_search.use_compiled_search(compiled)
     yield request.param
-    movegen.use_compiled_search(was)
+    engine_search.use_compiled_search(was)
 
 
 def n_best(plays, n):
@@ -50,11 +52,11 @@ def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english
     board, rack = Board.from_rows(position["board"]), position["rack"]
     plays = generate_plays(board, rack, twl06, english, fisf)  # pure Python in both searches
     assert len(plays) == position["n_moves"]
-    was = movegen.use_compiled_search(False)
+    was = engine_search.use_compiled_search(False)
     try:
         for search in searches():
             compiled = search == "compiled"
-            movegen.use_compiled_search(compiled)
+            engine_search.use_compiled_search(compiled)
             assert count_plays(board, rack, twl06, english, fisf) == len(plays)
             if compiled:  # in pure Python, score_spread counts generate_plays itself
                 assert score_spread(board, rack, twl06, english, fisf) == Counter(p.score for p in plays)
@@ -65,9 +67,9 @@ def test_best_plays_and_count_agree_with_generate_plays(position, twl06, english
                 assert [p.score for p in best] == sorted((p.score for p in best), reverse=True)
             tops = find_tops(board, rack, twl06, english, fisf)
             assert set(best_plays(board, rack, twl06, english, fisf, n=1)) == set(tops.plays)
-            assert (movegen._kernel() is not None) == compiled  # the compiled search did not fail
+            assert (engine_search._kernel() is not None) == compiled  # the compiled search did not fail
     finally:
-        movegen.use_compiled_search(was)
+        engine_search.use_compiled_search(was)
 
 
 @pytest.mark.usefixtures("search")
@@ -127,22 +129,49 @@ def test_a_one_tile_play_forming_two_words_is_counted_once(tiny, english, fisf, 
 
 
 def test_a_compiled_search_that_fails_gives_way_to_the_python_one(twl06, english, fisf, monkeypatch):
-    if not movegen.compiled_search_installed():
+    if not engine_search.compiled_search_installed():
         pytest.skip("Numba is not installed: only the pure-Python search runs")
     position = POSITIONS[0]
     board, rack = Board.from_rows(position["board"]), position["rack"]
     expected = by_order(n_best(generate_plays(board, rack, twl06, english, fisf), 10))
-    was = movegen.use_compiled_search(True)
+    was = engine_search.use_compiled_search(True)
 
     def refused(*args):
         raise RuntimeError("refused by this Numba")
 
-    monkeypatch.setattr(movegen._load_kernel(), "search", refused)
+    monkeypatch.setattr(engine_search._load_kernel(), "search", refused)
     try:
         with pytest.warns(RuntimeWarning, match="the pure-Python search runs from now on"):
             best = best_plays(board, rack, twl06, english, fisf, n=10)
         assert by_order(best) == expected
-        assert movegen._kernel() is None
+        assert engine_search._kernel() is None
         assert count_plays(board, rack, twl06, english, fisf) == position["n_moves"]
     finally:
-        movegen.use_compiled_search(was)
+        engine_search.use_compiled_search(was)
+
+
+def test_movegen_is_the_reference_and_never_runs_the_compiled_search(twl06, english, fisf, monkeypatch):
+    """engine.movegen's functions run the pure-Python search even while engine.search runs the compiled
+    one: a compiled search that would refuse is never called, and nothing warns."""
+    if not engine_search.compiled_search_installed():
+        pytest.skip("Numba is not installed: only the pure-Python search runs")
+    position = POSITIONS[1]
+    board, rack = Board.from_rows(position["board"]), position["rack"]
+    plays = generate_plays(board, rack, twl06, english, fisf)
+    was = engine_search.use_compiled_search(True)
+
+    def refused(*args):
+        raise RuntimeError("the reference search called the compiled one")
+
+    monkeypatch.setattr(engine_search._load_kernel(), "search", refused)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert by_order(movegen.best_plays(board, rack, twl06, english, fisf, n=10)) == by_order(n_best(plays, 10))
+            assert movegen.count_plays(board, rack, twl06, english, fisf) == position["n_moves"]
+            tops = movegen.find_tops(board, rack, twl06, english, fisf)
+            assert set(tops.plays) == set(n_best(plays, 1))
+            assert movegen.score_spread(board, rack, twl06, english, fisf) == Counter(p.score for p in plays)
+        assert engine_search._kernel() is not None  # still on: nothing failed
+    finally:
+        engine_search.use_compiled_search(was)

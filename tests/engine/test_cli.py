@@ -8,8 +8,8 @@ from pathlib import Path
 from engine.board import Board
 from engine.cli import simulate_game
 from engine.lexicon import load_lexicon
-from engine.movegen import find_tops
 from engine.rules import rules_preset
+from engine.search import find_tops
 from engine.tiles import load_tileset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -162,7 +162,7 @@ def test_rounds_without_a_play_are_cancelled_and_redrawn(tmp_path):
 
 
 def test_warm_readies_the_search_it_says_and_python_when_told():
-    from engine.movegen import compiled_search_installed
+    from engine.search import compiled_search_installed
 
     result = run_engine("warm", "--lexicon", "TWL06")
     assert result.returncode == 0, result.stderr

@@ -17,7 +17,7 @@ from django.utils import timezone
 from engine.board import Board
 from engine.drawing import RackError, check_typed_rack, draw_rack, format_rack
 from engine.master import choose_master
-from engine.movegen import find_tops
+from engine.search import find_tops
 from tournaments.errors import Conflict, ServiceError, input_refused
 from tournaments.models import Game, Round
 from tournaments.versions import notify_game_changed

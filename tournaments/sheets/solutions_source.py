@@ -1,7 +1,7 @@
 """The solutions sheet's plain data, read from a game's closed rounds and the engine's best plays.
 
 Like ``sources`` for the other sheets, the only module of the solutions sheet that knows the models. Per
-closed round: the rack, the best plays (``engine.movegen.best_plays``: the master first, then the other tied
+closed round: the rack, the best plays (``engine.search.best_plays``: the master first, then the other tied
 tops, then the next best, down to ``ARBITER_SOLUTIONS_PLAYS`` plays in all with every tie at the last score),
 how many players found the top, and the round's solo (rules §3.5, as the standings count it).
 """
@@ -15,8 +15,8 @@ from django.conf import settings
 from django.core.cache import cache
 
 from engine.board import Board
-from engine.movegen import best_plays
 from engine.notation import format_ref
+from engine.search import best_plays
 from engine.tally import count_solos
 from tournaments.models import Game, Player, Result, Round
 from tournaments.selectors import NOT_PLAYED
