@@ -173,8 +173,9 @@ def _check(board, rack, reading, row, col, horizontal, lexicon, tileset, rules):
         return None, error
 
 
-def _play_at(board, rack, word, row, col, horizontal, lexicon, tileset, rules, allow_fix: bool):
-    """(play, blank_fixed, error) for the word written at this spot."""
+def _play_at(board, rack, word, spot, lexicon, tileset, rules, allow_fix: bool):
+    """(play, blank_fixed, error) for the word written at this spot ((row, col, horizontal))."""
+    row, col, horizontal = spot
     written = _readings(board, rack, word, row, col, horizontal, "written")
     if written:
         play, error = _check(board, rack, written[0], row, col, horizontal, lexicon, tileset, rules)
@@ -263,14 +264,14 @@ def judge_slip(board, rack, round_number, slip, lexicon, tileset, rules, labelli
         ref, ref_error = None, error
     if ref is not None:
         play, fixed, first_error = _play_at(
-            board, rack, word, ref.row, ref.col, ref.horizontal, lexicon, tileset, rules, rules.warnings
+            board, rack, word, (ref.row, ref.col, ref.horizontal), lexicon, tileset, rules, rules.warnings
         )
         if play is not None:
             return _pay(play, slip, rules, _fix_warnings(word, play) if fixed else [], labelling)
         if rules.warnings:
             flipped = ref.flipped()
             play, fixed, _ = _play_at(
-                board, rack, word, flipped.row, flipped.col, flipped.horizontal, lexicon, tileset, rules, True
+                board, rack, word, (flipped.row, flipped.col, flipped.horizontal), lexicon, tileset, rules, True
             )
             if play is not None:
                 warnings = [*_fix_warnings(word, play), "reversed_ref"] if fixed else ["reversed_ref"]
@@ -298,7 +299,7 @@ def _zero_not_a_word(board, rack, word, slip, first_round, lexicon, tileset, rul
         except RefError as error:
             return zero("bad_ref", f"{error.message} ({error.code})")
         spot = (ref.row, ref.col, ref.horizontal)
-    _, _, error = _play_at(board, rack, word, *spot, lexicon, tileset, rules, rules.warnings)
+    _, _, error = _play_at(board, rack, word, spot, lexicon, tileset, rules, rules.warnings)
     if error is not None and error.reason != "invalid_word":
         return _zero_from(error)
     return invalid

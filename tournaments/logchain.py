@@ -88,7 +88,7 @@ def normalised(value):
     return None if value is None else json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
 
 
-def entry_hash(*, game_id: int, seq: int, round_id, slip_id, player_id, actor_id, at: datetime, action: str,
+def entry_hash(*, game_id: int, seq: int, round_id, slip_id, player_id, actor_id, at: datetime, action: str,  # noqa: PLR0913 - keyword-only: each argument is named at the call
                before, after, reason: str, prev_hash: str) -> str:
     content = {
         "v": CHAIN_VERSION,

@@ -93,7 +93,7 @@ def late_message(late_by: float) -> str:
 PLAYER, SERVER = "player", "server"
 
 
-def log(*, game, action: str, actor=None, round=None, slip=None, player=None, before=None, after=None,
+def log(*, game, action: str, actor=None, round=None, slip=None, player=None, before=None, after=None,  # noqa: PLR0913 - keyword-only: each argument is named at the call
         reason: str = "", by: str = SERVER) -> LogEntry:
     """Append an entry to the game's log chain (``tournaments.logchain``). The game's row is locked until the
     caller's transaction commits, so two entries never take the same place in the chain; services lock a

@@ -74,7 +74,7 @@ def _check_player(round: Round, player) -> Player:
     return player
 
 
-def slip_submit(
+def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the call
     *, round: Round, player: Player, word: str, ref: str | None, score: int | None, key: str,
     now: datetime | None = None, entered_by=None, seq: int | None = None, several: bool = False,
     reason: str = "", ask_second: bool = False,
@@ -168,7 +168,7 @@ def _other_slip(round: Round, player: Player, key: str, word: str, ref: str | No
 
 
 
-def slip_enter_paper(
+def slip_enter_paper(  # noqa: PLR0913 - keyword-only: each argument is named at the call
     *, round: Round, word: str, ref: str | None, score: int | None, actor, player: int | None = None,
     table: int | None = None, key: str | None = None, choice: str | None = "", reasons: dict | None = None,
     now: datetime | None = None, seq: int | None = None,
@@ -224,7 +224,7 @@ class _Late(Exception):
         self.round = round
 
 
-def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several=False,
+def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several=False,  # noqa: PLR0913 - a slip's fields, written by slip_submit and slip_enter_paper
                 reason="", ask_second=False) -> tuple[Slip, bool]:
     with transaction.atomic():
         locked = _lock_round_for_slip(round, player)  # checks too that the player plays this game
