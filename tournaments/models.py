@@ -15,6 +15,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.limits import MESSAGE_MAX
+
 
 class Lexicon(models.Model):
     """A word list a tournament can use: the built-in ones and those a club imports."""
@@ -198,6 +200,22 @@ class Player(models.Model):
         return self.name
 
 
+class RoundQuerySet(models.QuerySet):
+    """What every reader asks of rounds: those that count (a cancelled round is replayed under its number
+    and counts for nothing), the current one, the one in play."""
+
+    def counting(self) -> RoundQuerySet:
+        return self.exclude(status=Round.Status.CANCELLED)
+
+    def current(self) -> RoundQuerySet:
+        """The rounds that count, the newest first: ``.first()`` is the current round."""
+        return self.counting().order_by("-number")
+
+    def in_play(self) -> RoundQuerySet:
+        """Drawn or open: at most one per game."""
+        return self.filter(status__in=[Round.Status.DRAWN, Round.Status.OPEN])
+
+
 class Round(models.Model):
     class Status(models.TextChoices):
         DRAWN = "drawn", _("Drawn")
@@ -234,6 +252,8 @@ class Round(models.Model):
     cancel_reason = models.TextField(blank=True, default="")  # why the arbitrator cancelled the round
     # The arbitrator has entered every paper slip of the closed round: its standings are final.
     slips_complete = models.BooleanField(default=True)
+
+    objects = RoundQuerySet.as_manager()
 
     class Meta:
         ordering = ["game_id", "number", "id"]
@@ -338,7 +358,7 @@ class Result(models.Model):
     paid = models.PositiveIntegerField(default=0)
     outcome = models.CharField(max_length=10, choices=Outcome.choices)
     reason = models.CharField(max_length=30)
-    message = models.CharField(max_length=300, blank=True, default="")
+    message = models.CharField(max_length=MESSAGE_MAX, blank=True, default="")
     corrected = models.BooleanField(default=False)
 
     class Meta:

@@ -92,7 +92,7 @@ def reviewer(game: Game, *, player: Player | None = None, user=None, asked_playe
 def reviewable_rounds(game: Game) -> list[Round]:
     """The closed rounds open to review, in order: all of them once the game is over, else those before
     the last round drawn (the game has moved on past them)."""
-    rounds = list(game.rounds.exclude(status=Round.Status.CANCELLED).order_by("number"))
+    rounds = list(game.rounds.counting().order_by("number"))
     if game.status == Game.Status.OVER:
         return [r for r in rounds if r.status == Round.Status.CLOSED]
     last = rounds[-1].number if rounds else 0
@@ -114,7 +114,7 @@ def review_round(game: Game, number, reviewable: list[Round]) -> Round:
     for r in reviewable:
         if r.number == wanted:
             return r
-    exists = game.rounds.exclude(status=Round.Status.CANCELLED).filter(number=wanted).exists()
+    exists = game.rounds.counting().filter(number=wanted).exists()
     if not exists:
         raise NotFound("review_no_round", f"this game has no round {wanted}", params={"round": wanted})
     raise Conflict("review_round_not_over", f"round {wanted} can be reviewed once the next rack is drawn or the "

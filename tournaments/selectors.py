@@ -105,7 +105,7 @@ def _load(model, fields, values):
 
 def current_round(game: Game) -> Round | None:
     """The round in play, else the last one closed (cancelled rounds are skipped)."""
-    return game.rounds.exclude(status=Round.Status.CANCELLED).order_by("-number").first()
+    return game.rounds.current().first()
 
 
 def coordinate_labels(labelling: str) -> dict:

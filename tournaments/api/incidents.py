@@ -29,12 +29,9 @@ from tournaments.api.serializers import (
     StrictIntegerField,
 )
 from tournaments.api.views import ApiView, answers, get_game, get_round, valid
-from tournaments.limits import RACK_MAX
+from tournaments.limits import RACK_MAX, REASON_MAX
 from tournaments.models import Round
 from tournaments.services.roles import ROLES, arbitrators, role_of
-
-REASON_MAX = 500
-
 
 # ---- bodies ---------------------------------------------------------------------------------------------
 

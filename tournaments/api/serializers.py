@@ -22,9 +22,11 @@ from engine.tiles import load_tileset
 from tournaments.api.text import text_fault
 from tournaments.formats import iso
 from tournaments.limits import (
+    LATE_REASON_MAX,
     LEXICON_NAME_MAX,
     PLAYER_NAME_MAX,
     RACK_MAX,
+    REASON_MAX,
     REF_MAX,
     SCORE_MAX,
     SERIES_MAX,
@@ -430,7 +432,7 @@ class SlipRequestSerializer(SlipSubmitSerializer):
 
 
 class LateAdmitSerializer(serializers.Serializer):
-    reason = StrictCharField(max_length=300, help_text="Why the late slip is admitted (the venue's fault).")
+    reason = StrictCharField(max_length=LATE_REASON_MAX, help_text="Why the late slip is admitted (the venue's fault).")
 
 
 class MasterSerializer(serializers.Serializer):
@@ -445,7 +447,7 @@ class CorrectionSerializer(serializers.Serializer):
     word = StrictCharField(required=False, max_length=WORD_MAX * 4, pattern=WORD_PATTERN)
     ref = StrictCharField(required=False, allow_blank=True, max_length=REF_MAX, pattern=REF_PATTERN)
     score = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=SCORE_MAX)
-    reason = StrictCharField(max_length=500)
+    reason = StrictCharField(max_length=REASON_MAX)
 
     def validate_word(self, value: str) -> str:
         return check_word(value)

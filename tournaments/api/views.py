@@ -103,8 +103,7 @@ def read_game(game_id: int) -> Game:
 
 def get_round(game: Game, number: int) -> Round:
     round = (
-        Round.objects.filter(game=game, number=number)
-        .exclude(status=Round.Status.CANCELLED)
+        Round.objects.counting().filter(game=game, number=number)
         .select_related("game__tournament")
         .first()
     )

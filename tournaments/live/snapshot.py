@@ -61,7 +61,7 @@ def build_snapshot(game_id: int) -> dict | None:
         return None
     state = selectors.game_state(game=game)
     public = {key: state[key] for key in PUBLIC_GAME_FIELDS if key in state}
-    current = game.rounds.exclude(status=Round.Status.CANCELLED).order_by("-number").first()
+    current = game.rounds.current().first()
     last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
     mark = progress_mark(game_id)  # read before counting: the counts are at least as new as the mark
     progress = {"round": None, "received": None, "players": state.get("players")}
@@ -268,8 +268,7 @@ def progress_counts(game_id: int, mark: int) -> dict | None:
     found = cache.get(key)
     if found is not None:
         return found
-    current = (Round.objects.filter(game_id=game_id).exclude(status=Round.Status.CANCELLED)
-               .select_related("game").order_by("-number").first())
+    current = Round.objects.filter(game_id=game_id).current().select_related("game").first()
     if current is None or current.status != Round.Status.OPEN:
         return None
     counts = selectors.round_counts(round=current)

@@ -16,6 +16,7 @@ from engine.judging import judge_slip, zero
 from engine.notation import RefError, parse_ref
 from tournaments.errors import Conflict, input_refused
 from tournaments.formats import brief
+from tournaments.limits import MESSAGE_MAX
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.reasons import CANCEL_REASON
 from tournaments.versions import notify_game_changed
@@ -57,8 +58,8 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
     with transaction.atomic():
         if not wait and not Round.objects.select_for_update(skip_locked=True).filter(pk=round.pk).exists():
             return False
-        claimed = Round.objects.filter(pk=round.pk, status__in=[Round.Status.DRAWN, Round.Status.OPEN],
-                                       paused_at__isnull=True).update(status=Round.Status.CLOSED, closed_at=now)
+        claimed = Round.objects.in_play().filter(pk=round.pk, paused_at__isnull=True).update(
+            status=Round.Status.CLOSED, closed_at=now)
         if not claimed:
             return False
         current = Round.objects.select_related("game__tournament").get(pk=round.pk)
@@ -152,7 +153,7 @@ def _judge_all(game: Game, round: Round) -> None:
             judgement = judged[content] = judge(setting, round, slip, board=board)
         results.append(
             Result(round=round, player=player, slip=slip, paid=judgement.paid, outcome=judgement.outcome,
-                   reason=judgement.reason, message=judgement.message[:300])
+                   reason=judgement.reason, message=judgement.message[:MESSAGE_MAX])
         )
     Result.objects.bulk_create(results)
 
@@ -176,7 +177,7 @@ def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Rou
         game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
         if current.status != Round.Status.CLOSED:
             raise Conflict("round_not_closed", "the master is chosen once the round is closed")
-        if game.rounds.filter(number__gt=current.number).exclude(status=Round.Status.CANCELLED).exists():
+        if game.rounds.counting().filter(number__gt=current.number).exists():
             raise Conflict("master_locked", "the next round has been drawn: the master can no longer change")
         try:
             wanted = parse_ref(ref, game.tournament.coordinates)

@@ -120,7 +120,7 @@ def log(*, game, action: str, actor=None, round=None, slip=None, player=None, be
 
 
 def round_in_play(game: Game) -> Round | None:
-    return game.rounds.filter(status__in=[Round.Status.DRAWN, Round.Status.OPEN]).first()
+    return game.rounds.in_play().first()
 
 
 def end_game(game: Game, reason: str, actor=None) -> None:

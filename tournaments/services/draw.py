@@ -19,6 +19,7 @@ from engine.drawing import RackError, check_typed_rack, draw_rack, format_rack
 from engine.master import choose_master
 from engine.search import find_tops
 from tournaments.errors import Conflict, ServiceError, input_refused
+from tournaments.limits import TYPED_RACK_MAX
 from tournaments.models import Game, Round
 from tournaments.versions import notify_game_changed
 
@@ -37,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 
 def _next_number(game: Game) -> int:
-    last = game.rounds.exclude(status=Round.Status.CANCELLED).aggregate(n=Max("number"))["n"]
+    last = game.rounds.counting().aggregate(n=Max("number"))["n"]
     return (last or 0) + 1
 
 
@@ -77,7 +78,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
 
     if rack is not None and not isinstance(rack, str):
         raise ServiceError("bad_letters", "the rack must be letters", fields={"rack": ["not text"]})
-    if rack is not None and len(rack) > 40:
+    if rack is not None and len(rack) > TYPED_RACK_MAX:
         raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]},
                            params={"why": "too_long", "max": 40})
     over = False
@@ -146,7 +147,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
     """
     act_as(require_head, game.pk, actor)
 
-    if not isinstance(rack, str) or not rack.strip() or len(rack) > 40:
+    if not isinstance(rack, str) or not rack.strip() or len(rack) > TYPED_RACK_MAX:
         raise ServiceError("bad_letters", "type the rejected rack's letters", fields={"rack": ["required"]})
     with transaction.atomic():
         game, setting, number = _lock_for_next_rack(game)

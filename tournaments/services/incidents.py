@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from engine.drawing import RackError, check_typed_rack
 from tournaments.errors import Conflict, ServiceError
+from tournaments.limits import REASON_MAX, TYPED_RACK_MAX
 from tournaments.models import Game, Round, Slip
 from tournaments.versions import notify_game_changed
 
@@ -37,9 +38,9 @@ def _reason(reason, *, required: bool = True) -> str:
     if required and not text:
         raise ServiceError("reason_required", "say why: the reason is kept in the log and the game record",
                            fields={"reason": ["required"]})
-    if len(text) > 500:
-        raise ServiceError("reason_too_long", "a reason has at most 500 characters",
-                           fields={"reason": ["too long"]}, params={"max": 500})
+    if len(text) > REASON_MAX:
+        raise ServiceError("reason_too_long", f"a reason has at most {REASON_MAX} characters",
+                           fields={"reason": ["too long"]}, params={"max": REASON_MAX})
     return text
 
 
@@ -221,7 +222,7 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
     act_as(require_head, round.game_id, actor)
     if not isinstance(rack, str) or not rack.strip():
         raise ServiceError("bad_letters", "type the rack's letters", fields={"rack": ["required"]})
-    if len(rack) > 40:
+    if len(rack) > TYPED_RACK_MAX:
         raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]})
     text = _reason(reason)
     now = now or timezone.now()

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from engine.notation import canonical_ref
 from tournaments.errors import Conflict, NotFound, ServiceError, input_refused
-from tournaments.limits import REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX
+from tournaments.limits import MESSAGE_MAX, REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.reasons import JUDGED_AFTER_CLOSE, PAPER_AFTER_CLOSE, PAPER_CHOICES
 from tournaments.versions import notify_game_changed, notify_progress
@@ -437,7 +437,7 @@ def _write_result(setting, round: Round, player: Player, slip: Slip, corrected: 
     before = _result_dict(result)
     judgement = judge(setting, round, slip)
     fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
-              "message": judgement.message[:300]}
+              "message": judgement.message[:MESSAGE_MAX]}
     if corrected is not None:
         fields["corrected"] = corrected
     if result is None:
@@ -544,7 +544,7 @@ def result_override(*, result: Result, paid: int, outcome: str, reason: str, act
         current = Result.objects.select_for_update().select_related("round").get(pk=result.pk)
         before = _result_dict(current)
         current.paid, current.outcome, current.reason = paid, outcome, "arbitrator"
-        current.message, current.corrected = reason_text[:300], True
+        current.message, current.corrected = reason_text[:MESSAGE_MAX], True
         current.save()
         log(game=current.round.game, round=current.round, player=current.player, action="result_override",
             actor=actor, before=before, after=_result_dict(current), reason=reason_text)

@@ -8,7 +8,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.lexicons import word_list_lines
-from tournaments.limits import PLAYER_NAME_MAX
+from tournaments.limits import PLAYER_NAME_MAX, REASON_MAX
 
 BUILT_IN_LEXICONS = ("TWL06", "SOWPODS")
 TILESET_CHOICES = [("english", _("English (100 tiles)")), ("french", _("French (102 tiles)"))]
@@ -96,7 +96,7 @@ class CorrectionForm(forms.Form):
     word = forms.CharField(label=_("Word"), max_length=20, required=False, strip=True)
     ref = forms.CharField(label=_("Reference"), max_length=8, required=False, strip=True)
     score = forms.IntegerField(label=_("Claimed score"), required=False, min_value=0, max_value=9999)
-    reason = forms.CharField(label=_("Reason (kept in the log)"), max_length=500)
+    reason = forms.CharField(label=_("Reason (kept in the log)"), max_length=REASON_MAX)
 
 
 class MasterForm(forms.Form):

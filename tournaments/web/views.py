@@ -197,7 +197,7 @@ def home(request: HttpRequest) -> HttpResponse:
         if code:
             return redirect("join-code", code=code)
         error = _("Type the game code.")
-    current = Round.objects.filter(game=OuterRef("pk")).exclude(status=Round.Status.CANCELLED).order_by("-number")
+    current = Round.objects.filter(game=OuterRef("pk")).current()
     games = list(
         Game.objects.exclude(status=Game.Status.OVER)
         .select_related("tournament")

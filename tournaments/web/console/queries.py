@@ -31,7 +31,7 @@ def game(game_id: int) -> Game:
 
 
 def round_of(game: Game, number: int) -> Round:
-    found = game.rounds.exclude(status=Round.Status.CANCELLED).filter(number=number).first()
+    found = game.rounds.counting().filter(number=number).first()
     if found is None:
         raise Http404
     return found

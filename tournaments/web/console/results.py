@@ -53,7 +53,7 @@ def round_page(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     master = detail["master"] or {}
     tops = [{**top, "is_master": (top["word"], top["ref"]) == (master.get("word"), master.get("ref"))}
             for top in detail["tops"] or []]
-    later = game.rounds.filter(number__gt=round.number).exclude(status=Round.Status.CANCELLED)
+    later = game.rounds.counting().filter(number__gt=round.number)
     is_last = not later.exists()
     return render(request, "console/round.html", {
         "section": "tournaments", "tab": "rounds", "game": game, "round": round, "detail": detail,
