@@ -440,7 +440,7 @@ class LogEntry(models.Model):
     On PostgreSQL a trigger refuses UPDATE, DELETE and TRUNCATE on this table; the model refuses them too.
     Each game's entries form a chain (``tournaments.logchain``): ``seq`` numbers them 1, 2, 3…, ``prev_hash``
     is the hash of the one before, ``hash`` covers the entry's content and that link. Appended by
-    ``services.common.log`` only, under the game's lock, so the chain never forks.
+    ``services.log`` (services/logbook.py) only, under the game's lock, so the chain never forks.
     """
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="log")

@@ -25,9 +25,7 @@ from engine.search import best_plays, score_spread
 from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 from tournaments.formats import brief
 from tournaments.models import Game, Player, Result, Round
-from tournaments.services import roles
-from tournaments.services.close import judge
-from tournaments.services.common import setting_of
+from tournaments.services import judge, role_of, setting_of
 from tournaments.versions import live_key
 
 PLAYS_FORMAT = 2  # bumped when the cached body of a round's plays changes shape
@@ -67,7 +65,7 @@ def reviewer(game: Game, *, player: Player | None = None, user=None, asked_playe
             raise Forbidden("review_other_player", "a player reads only their own review",
                             params={"player": asked_player})
         return player
-    if user is None or roles.role_of(game.pk, user) is None:
+    if user is None or role_of(game.pk, user) is None:
         raise ServiceError("review_not_authenticated", "a player token of this game, or an arbitrator of it, is needed",
                            status=401)
     if asked_player in (None, ""):

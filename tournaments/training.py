@@ -23,8 +23,7 @@ from tournaments import selectors
 from tournaments.errors import NotFound, ServiceError
 from tournaments.models import Game, Round
 from tournaments.names import clean_name
-from tournaments.services.common import log, setting_of
-from tournaments.services.roles import act_as, require_head
+from tournaments.services import act_as, log, require_head, setting_of
 
 TRAINING_CHOICES = tuple(Game.Training.values)
 VERDICT_SALT = "tournaments.training.verdict"

@@ -53,7 +53,7 @@ def real_score(round, word: str, ref: str) -> int:
     from engine.board import Board
     from engine.judging import Slip as EngineSlip
     from engine.judging import judge_slip
-    from tournaments.services.common import setting_of
+    from tournaments.services import setting_of
 
     setting = setting_of(round.game.tournament)
     judged = judge_slip(Board.from_rows(round.board), round.rack, round.number, EngineSlip(word, ref, None),

@@ -73,7 +73,7 @@ def _hall(tmp_path, players: int):
     from engine.notation import format_ref
     from tournaments import services
     from tournaments.models import Round
-    from tournaments.services.common import setting_of
+    from tournaments.services import setting_of
     from tournaments.versions import notify_game_changed
 
     tournament = services.tournament_create(name="Soirée du club de Montpellier", lexicon=_french_lexicon(tmp_path),

@@ -33,7 +33,7 @@ from tournaments.models import (
     Slip,
     Tournament,
 )
-from tournaments.services.common import log
+from tournaments.services import log
 from tournaments.sheets import sources
 from tournaments.sheets.record import render_record
 

@@ -13,8 +13,8 @@ from engine.notation import format_ref
 from tournaments import review, services
 from tournaments.lexicons import get_lexicon
 from tournaments.models import Result, Round, Slip
+from tournaments.services import setting_of
 from tournaments.services.close import judge
-from tournaments.services.common import setting_of
 
 from .sheets_support import ANNA, JEAN, LUKASZ, ZOE, play_game
 

@@ -201,7 +201,7 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
     from tournaments.api.views import slip_answer, slip_body
     from tournaments.errors import ServiceError
     from tournaments.refusals import api_message
-    from tournaments.services.slips import StaleSlip
+    from tournaments.services import StaleSlip
 
     player = selectors.player_for_token(game_id=game_id, token=token)
     if player is None:

@@ -31,7 +31,7 @@ from tournaments.api.serializers import (
 from tournaments.api.views import ApiView, answers, get_game, get_round, valid
 from tournaments.limits import RACK_MAX, REASON_MAX
 from tournaments.models import Round
-from tournaments.services.roles import ROLES, arbitrators, role_of
+from tournaments.services import ROLES, arbitrators, role_of
 
 # ---- bodies ---------------------------------------------------------------------------------------------
 

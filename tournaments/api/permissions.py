@@ -37,7 +37,7 @@ class IsPlayer(BasePermission):
 
 def _game_role(request, view) -> str | None:
     """The caller's role in the game of the URL (every staff arbitrator is head in a game without roles)."""
-    from tournaments.services.roles import role_of
+    from tournaments.services import role_of
 
     game_id = view.kwargs.get("game_id") if hasattr(view, "kwargs") else None
     if game_id is None:
@@ -88,7 +88,7 @@ class IsTournamentHead(BasePermission):
     code = "head_only"
 
     def has_permission(self, request, view) -> bool:
-        from tournaments.services.roles import HEAD, tournament_role
+        from tournaments.services import HEAD, tournament_role
 
         if not is_arbitrator(request.user):
             self.message, self.code = IsArbitrator.message, IsArbitrator.code
@@ -103,7 +103,7 @@ class IsTournamentArbitrator(BasePermission):
     code = "not_game_arbitrator"
 
     def has_permission(self, request, view) -> bool:
-        from tournaments.services.roles import tournament_role
+        from tournaments.services import tournament_role
 
         if not is_arbitrator(request.user):
             self.message, self.code = IsArbitrator.message, IsArbitrator.code

@@ -42,8 +42,7 @@ from tournaments.api.throttles import (
 )
 from tournaments.errors import Forbidden, NotFound, ServiceError, input_refused
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
-from tournaments.services.incidents import refuse_if_paused
-from tournaments.services.slips import StaleSlip
+from tournaments.services import StaleSlip, refuse_if_paused
 
 ERRORS = {
     400: OpenApiResponse(s.ErrorSerializer, description="Bad input"),

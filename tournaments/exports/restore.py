@@ -31,7 +31,7 @@ from django.utils import timezone
 from tournaments import seal, services
 from tournaments.errors import Conflict, ServiceError
 from tournaments.models import Game, GameArbitrator, LateSlip, Player, Round, Slip, Tournament
-from tournaments.services.common import log
+from tournaments.services import log
 
 from . import incidents
 from .record import RECORD_FORMAT, RECORD_VERSION, SEAL_KEY

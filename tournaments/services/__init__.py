@@ -1,15 +1,41 @@
 """Functions that change the state of an event (keyword-only, typed), raising tournaments.errors.ServiceError.
 
-Views, pages and tasks call these and nothing else to change a tournament, a game or a round.
+Views, pages and tasks call these and nothing else to change a tournament, a game or a round; what the
+callers outside need besides (the roles and their checks, a game's setting, the log, a slip as read) is
+named here too, so that no caller reaches into the package's modules.
 """
 
 from .clock import game_close_if_due, round_close_if_due, round_start, rounds_close_overdue
 from .close import game_end, judge, round_choose_master, round_close
 from .draw import rack_reject, round_compute_tops, round_draw
-from .incidents import round_cancel, round_extend, round_fix_rack, round_pause, round_resume
+from .incidents import (
+    max_extend_seconds,
+    refuse_if_paused,
+    round_cancel,
+    round_extend,
+    round_fix_rack,
+    round_pause,
+    round_resume,
+)
+from .logbook import log
 from .paper import player_table_change, round_slips_complete
-from .roles import arbitrator_set
+from .roles import (
+    ASSISTANT,
+    HEAD,
+    NO_ROLE,
+    ROLES,
+    act_as,
+    arbitrator_set,
+    arbitrators,
+    require_arbitrator,
+    require_head,
+    require_tournament_arbitrator,
+    require_tournament_head,
+    role_of,
+    tournament_role,
+)
 from .schedule import schedule_import
+from .setting import Setting, setting_of
 from .setup import (
     game_create,
     game_screen_key_renew,
@@ -21,6 +47,7 @@ from .setup import (
     tournament_create,
 )
 from .slips import (
+    StaleSlip,
     late_slip_admit,
     paper_player,
     result_override,
@@ -29,43 +56,63 @@ from .slips import (
     slip_enter_late,
     slip_enter_paper,
     slip_submit,
+    slip_text,
 )
 
 __all__ = [
+    "act_as",
     "arbitrator_set",
-    "round_cancel",
-    "round_extend",
-    "round_fix_rack",
-    "round_pause",
-    "round_resume",
+    "arbitrators",
+    "ASSISTANT",
     "game_close_if_due",
     "game_create",
     "game_end",
     "game_screen_key_renew",
     "hash_token",
+    "HEAD",
     "judge",
     "late_slip_admit",
     "lexicon_import",
+    "log",
+    "max_extend_seconds",
+    "NO_ROLE",
+    "paper_player",
     "player_join",
     "player_register",
     "player_table_change",
     "player_token_reissue",
+    "rack_reject",
+    "refuse_if_paused",
+    "require_arbitrator",
+    "require_head",
+    "require_tournament_arbitrator",
+    "require_tournament_head",
     "result_override",
+    "role_of",
+    "ROLES",
+    "round_cancel",
     "round_choose_master",
     "round_close",
     "round_close_if_due",
     "round_compute_tops",
-    "rack_reject",
     "round_draw",
+    "round_extend",
+    "round_fix_rack",
+    "round_pause",
+    "round_resume",
     "round_slips_complete",
     "round_start",
     "rounds_close_overdue",
     "schedule_import",
+    "Setting",
+    "setting_of",
     "slip_add",
     "slip_correct",
     "slip_enter_late",
     "slip_enter_paper",
-    "paper_player",
     "slip_submit",
+    "slip_text",
+    "StaleSlip",
     "tournament_create",
+    "tournament_role",
 ]

@@ -14,7 +14,7 @@ from tournaments.models import Round
 from tournaments.versions import notify_game_changed
 
 from .close import round_close
-from .common import log
+from .logbook import log
 from .roles import act_as, require_head
 from .schedule import schedule_close as _schedule_close
 

@@ -21,20 +21,13 @@ from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.reasons import CANCEL_REASON
 from tournaments.versions import notify_game_changed
 
-from .common import (
-    end_game,
-    late_message,
-    log,
-    play_from_dict,
-    round_in_play,
-    setting_of,
-    sorted_letters,
-    tiles_left,
-)
 from .draw import round_compute_tops
+from .logbook import log
 from .paper import paper_players
 from .roles import act_as, require_head
+from .rounds import end_game, late_message, round_in_play
 from .schedule import schedule_backup
+from .setting import play_from_dict, setting_of, sorted_letters, tiles_left
 
 logger = logging.getLogger(__name__)
 

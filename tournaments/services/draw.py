@@ -23,16 +23,11 @@ from tournaments.limits import TYPED_RACK_MAX
 from tournaments.models import Game, Round
 from tournaments.versions import notify_game_changed
 
-from .common import (
-    end_game,
-    log,
-    play_to_dict,
-    round_in_play,
-    setting_of,
-    sorted_letters,
-)
+from .logbook import log
 from .roles import act_as, require_head
+from .rounds import end_game, round_in_play
 from .schedule import schedule_tops as _schedule_tops
+from .setting import play_to_dict, setting_of, sorted_letters
 
 logger = logging.getLogger(__name__)
 

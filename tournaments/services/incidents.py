@@ -21,10 +21,11 @@ from tournaments.limits import REASON_MAX, TYPED_RACK_MAX
 from tournaments.models import Game, Round, Slip
 from tournaments.versions import notify_game_changed
 
-from .common import log, setting_of, sorted_letters
 from .draw import rack_refused
+from .logbook import log
 from .roles import act_as, require_head
 from .schedule import schedule_close, schedule_tops
+from .setting import setting_of, sorted_letters
 
 PAUSE = "pause"
 RESUME = "resume"

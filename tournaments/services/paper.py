@@ -11,7 +11,7 @@ from tournaments.limits import TABLE_MAX
 from tournaments.models import Game, Player, Round, Tournament
 from tournaments.versions import notify_game_changed
 
-from .common import log
+from .logbook import log
 from .roles import require_arbitrator
 
 

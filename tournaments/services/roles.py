@@ -21,7 +21,7 @@ from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 from tournaments.models import Game, GameArbitrator
 from tournaments.versions import notify_game_changed
 
-from .common import log
+from .logbook import log
 
 HEAD = GameArbitrator.Role.HEAD
 ASSISTANT = GameArbitrator.Role.ASSISTANT

@@ -15,9 +15,10 @@ from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament,
 from tournaments.names import clean_name
 from tournaments.versions import game_created, notify_game_changed
 
-from .common import log, sorted_letters
+from .logbook import log
 from .paper import seat_for_phone
 from .roles import require_arbitrator, require_head, require_tournament_head
+from .setting import sorted_letters
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
 # 32**10 = 2**50, about 1.1e15 codes. Wrong codes are limited per address only (20 a minute, no limit across

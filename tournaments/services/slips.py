@@ -19,9 +19,11 @@ from tournaments.versions import notify_game_changed, notify_progress
 
 from .clock import round_close_if_due
 from .close import judge
-from .common import late_message, log, setting_of
 from .incidents import clock_stopped_at
+from .logbook import log
 from .roles import act_as, require_arbitrator, require_head
+from .rounds import late_message
+from .setting import setting_of
 
 
 class StaleSlip(Conflict):

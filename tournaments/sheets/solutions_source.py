@@ -20,7 +20,7 @@ from engine.search import best_plays
 from engine.tally import count_solos
 from tournaments.models import Game, Player, Result, Round
 from tournaments.selectors import NOT_PLAYED
-from tournaments.services.common import setting_of
+from tournaments.services import setting_of
 
 from .solutions import SolutionPlay, SolutionRound, Solutions
 from .sources import header_for, rack_display

@@ -22,7 +22,7 @@ from tournaments.api.authentication import PlayerTokenAuthentication
 from tournaments.errors import ServiceError
 from tournaments.models import Game
 from tournaments.refusals import error_text
-from tournaments.services import roles
+from tournaments.services import role_of
 from tournaments.typography import typeset
 from tournaments.web.language import phone_language
 from tournaments.web.views import board_context, outcome_texts, reason_texts
@@ -74,7 +74,7 @@ def review_page(request: HttpRequest, game_id: int) -> HttpResponse:
     language = phone_language(request, game.tournament)
     asked = request.GET.get("player", "")
     with translation.override(language):
-        arbitrator = roles.role_of(game.pk, request.user) is not None
+        arbitrator = role_of(game.pk, request.user) is not None
         config = {
             "game": game.pk,
             "labelling": game.tournament.coordinates,

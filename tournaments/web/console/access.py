@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from tournaments.api.exceptions import error_body
 from tournaments.errors import ServiceError
 from tournaments.refusals import error_text
-from tournaments.services.roles import (
+from tournaments.services import (
     require_arbitrator,
     require_head,
     require_tournament_arbitrator,

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.models import Game, Round
-from tournaments.services.incidents import refuse_if_paused
+from tournaments.services import refuse_if_paused
 from tournaments.web.forms import DrawForm, MasterForm
 from tournaments.web.views import board_context
 

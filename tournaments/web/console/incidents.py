@@ -15,8 +15,7 @@ from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Round
 from tournaments.refusals import error_text
-from tournaments.services.incidents import max_extend_seconds
-from tournaments.services.roles import HEAD, arbitrators, role_of
+from tournaments.services import HEAD, arbitrators, max_extend_seconds, role_of
 
 from . import queries
 from .access import arbitrator_required, head_required, refusal_json, report_error, wants_json

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.refusals import error_text
-from tournaments.services.roles import HEAD, role_of
+from tournaments.services import HEAD, role_of
 from tournaments.web.forms import PlayerForm, PlayerListForm
 from tournaments.web.views import public_url
 

@@ -13,7 +13,7 @@ from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.models import Result, Round
 from tournaments.refusals import error_text
-from tournaments.services.slips import slip_text
+from tournaments.services import slip_text
 from tournaments.web.forms import CorrectionForm, SlipEntryForm
 
 from . import paper, queries
