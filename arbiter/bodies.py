@@ -35,6 +35,7 @@ import tempfile
 import time
 
 from arbiter.arrival import ARRIVAL_KEY
+from tournaments.errors import error_body
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ def body_seconds(size: int) -> float:
 
 async def _answer(send, path: str, status: int, code: str, message: str) -> None:
     if path.startswith(PREFIX):
-        body = json.dumps({"error": {"code": code, "message": message, "fields": {}}}).encode()
+        body = json.dumps(error_body(code, message)).encode()
         kind = b"application/json"
     else:
         body, kind = message.encode(), b"text/plain; charset=utf-8"

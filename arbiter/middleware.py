@@ -14,6 +14,8 @@ from django.utils.translation import gettext as _
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from tournaments.errors import error_body
+
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 2
@@ -30,8 +32,7 @@ def _is_unavailable(exception: BaseException) -> bool:
 def unavailable_response(request, detail: str):
     message = _("The server is busy or a service it needs is out of reach: nothing was saved, try again in a moment.")
     if request.path.startswith("/api/") or request.headers.get("Accept", "").startswith("application/json"):
-        body = {"error": {"code": "unavailable", "message": message, "fields": {}}}
-        response = JsonResponse(body, status=503)
+        response = JsonResponse(error_body("unavailable", message), status=503)
     else:
         response = HttpResponse(f"<!doctype html><title>503</title><p>{message}</p>", status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)

@@ -1,6 +1,15 @@
-"""The one error type the services raise; the API turns it into the contract's error shape."""
+"""The one error type the services raise, and the one error shape every refused request is answered in
+(the API, the fast slip path, the console's scripts, the pages' feeds and the server's own refusals)."""
 
 from __future__ import annotations
+
+
+def error_body(code: str, message: str, fields: dict | None = None, params: dict | None = None) -> dict:
+    """``{"error": {"code", "message", "fields"}}`` (and ``params`` when a page asks for them)."""
+    error = {"code": code, "message": message, "fields": fields or {}}
+    if params is not None:
+        error["params"] = params
+    return {"error": error}
 
 
 class ServiceError(Exception):
@@ -21,7 +30,7 @@ class ServiceError(Exception):
         self.params = params or {}
 
     def as_dict(self) -> dict:
-        return {"error": {"code": self.code, "message": self.message, "fields": self.fields}}
+        return error_body(self.code, self.message, self.fields)
 
 
 def input_refused(error, field: str, error_class: type[ServiceError] = ServiceError, code: str | None = None,

@@ -80,7 +80,7 @@ def locked_out_message() -> str:
 def locked_out_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
     """django-axes' answer to a locked-out login (``AXES_LOCKOUT_CALLABLE``): 429 with ``Retry-After``, in
     the API's error shape under /api/, else a page in the visitor's language."""
-    from tournaments.api.exceptions import error_body
+    from tournaments.errors import error_body
 
     message = locked_out_message()
     if request.path.startswith("/api/"):

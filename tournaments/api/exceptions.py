@@ -15,7 +15,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from tournaments.errors import ServiceError
+from tournaments.errors import ServiceError, error_body
 from tournaments.refusals import api_message
 
 
@@ -27,10 +27,6 @@ class RequestTooLarge(exceptions.APIException):
 
 def body_limit_message() -> str:
     return f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
-
-
-def error_body(code: str, message: str, fields: dict | None = None) -> dict:
-    return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
 
 def _flatten(detail) -> list[str]:

@@ -184,7 +184,7 @@ def _submit(game_id: int, number: int, token: str, data: dict, arrived: float | 
         return 503, json.loads(response.content), [(b"retry-after", str(RETRY_AFTER_SECONDS).encode())]
     except Exception:
         logger.exception("slip of game %s round %s", game_id, number)
-        from tournaments.api.exceptions import error_body
+        from tournaments.errors import error_body
 
         return 500, error_body("server_error", "The server failed; the error was logged."), []
     finally:
@@ -195,11 +195,10 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
     from arbiter.arrival import received_at
     from engine.notation import RefError
     from tournaments import selectors, services
-    from tournaments.api.exceptions import error_body
     from tournaments.api.serializers import canonical_ref
     from tournaments.api.throttles import SlipRateThrottle
     from tournaments.api.views import slip_answer, slip_body
-    from tournaments.errors import ServiceError
+    from tournaments.errors import ServiceError, error_body
     from tournaments.refusals import api_message
     from tournaments.services import StaleSlip
 

@@ -168,8 +168,6 @@ def _other_slip(round: Round, player: Player, key: str, word: str, ref: str | No
     return held
 
 
-
-
 def slip_enter_paper(  # noqa: PLR0913 - keyword-only: each argument is named at the call
     *, round: Round, word: str, ref: str | None, score: int | None, actor, player: int | None = None,
     table: int | None = None, key: str | None = None, choice: str | None = "", reasons: dict | None = None,

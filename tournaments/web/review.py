@@ -19,7 +19,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from tournaments import review
 from tournaments.api.authentication import PlayerTokenAuthentication
-from tournaments.errors import ServiceError
+from tournaments.errors import ServiceError, error_body
 from tournaments.models import Game
 from tournaments.refusals import error_text
 from tournaments.services import role_of
@@ -96,9 +96,7 @@ def review_page(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 def _error(error: ServiceError) -> JsonResponse:
-    body = {"error": {"code": error.code, "message": refusal_text(error), "fields": error.fields,
-                      "params": error.params}}
-    return JsonResponse(body, status=error.status)
+    return JsonResponse(error_body(error.code, refusal_text(error), error.fields, error.params), status=error.status)
 
 
 @never_cache

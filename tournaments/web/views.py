@@ -23,6 +23,7 @@ from engine.layout import CENTRE, SIZE, STANDARD
 from engine.notation import labels
 from tournaments import reading
 from tournaments.api.authentication import PlayerTokenAuthentication
+from tournaments.errors import error_body
 from tournaments.live import snapshot as live_snapshot
 from tournaments.live import stream as live_stream
 from tournaments.models import Game, Round
@@ -332,8 +333,7 @@ def player_feed(request: HttpRequest, game_id: int) -> JsonResponse:
         found = None
     player = found[0].player if found else None
     if player is None:
-        error = {"code": "not_authenticated", "message": _("A player token of this game is needed."), "fields": {}}
-        return JsonResponse({"error": error}, status=401)
+        return JsonResponse(error_body("not_authenticated", _("A player token of this game is needed.")), status=401)
     view = reading.player_view(game_id, player.pk)
     if view is None:
         raise Http404

@@ -15,8 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
-from tournaments.api.exceptions import error_body
-from tournaments.errors import ServiceError
+from tournaments.errors import ServiceError, error_body
 from tournaments.refusals import error_text
 from tournaments.services import (
     require_arbitrator,
