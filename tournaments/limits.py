@@ -12,6 +12,7 @@ REF_MAX = 8  # a grid reference, its spaces collapsed: "1 5 H" is the longest wa
 SCORE_MAX = 5000  # far above any real play (the best known is under 2,000)
 SEQ_MAX = 2**53 - 1  # the largest whole number a page's JavaScript holds exactly (time in ms fits)
 TABLE_MAX = 10000
+TRAINEE_NAME_MAX = 40  # the name a trainee gives their result
 TYPED_RACK_MAX = 40  # a typed rack's characters before its letters are read (blanks, spaces, signs)
 REASON_MAX = 500  # an arbitrator's reason, kept in the log and the game record
 LATE_REASON_MAX = 300  # the reason a late slip is admitted

@@ -21,29 +21,14 @@ from engine.judging import judge_slip, zero
 from engine.tally import warning_deduction
 from tournaments import selectors
 from tournaments.errors import NotFound, ServiceError
+from tournaments.limits import TRAINEE_NAME_MAX
 from tournaments.models import Game, Round
 from tournaments.names import clean_name
-from tournaments.services import act_as, log, require_head, setting_of
+from tournaments.services import setting_of
 
-TRAINING_CHOICES = tuple(Game.Training.values)
 VERDICT_SALT = "tournaments.training.verdict"
 RESULT_SALT = "tournaments.training.result"
-NAME_MAX = 40
-
-
-def training_set(*, game: Game, value: str, actor=None) -> Game:
-    """Open the game to training (``everyone``, ``members``) or close it (``closed``); logged."""
-    act_as(require_head, game.pk, actor)
-    if value not in TRAINING_CHOICES:
-        raise ServiceError("invalid_training", f"training is one of {', '.join(TRAINING_CHOICES)}",
-                           fields={"open": [f"one of {', '.join(TRAINING_CHOICES)}"]},
-                           params={"value": str(value)[:20], "choices": ", ".join(TRAINING_CHOICES)})
-    before = game.training
-    if before != value:
-        Game.objects.filter(pk=game.pk).update(training=value)
-        game.training = value
-        log(game=game, action="training_set", actor=actor, before={"training": before}, after={"training": value})
-    return game
+NAME_MAX = TRAINEE_NAME_MAX
 
 
 def is_member(game: Game, user, token: str | None = None) -> bool:

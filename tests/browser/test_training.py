@@ -52,9 +52,9 @@ def past_game(django_user_model):
         services.round_close(round=round, actor=arbitrator, now=opened + timedelta(seconds=150))
     services.game_end(game=game, actor=arbitrator)
     game.refresh_from_db()
-    from tournaments import training
+    from tournaments import services
 
-    training.training_set(game=game, value="everyone", actor=arbitrator)
+    services.training_set(game=game, value="everyone", actor=arbitrator)
     return game
 
 
@@ -138,9 +138,9 @@ def test_full_training_run_clock_off(new_page, past_game, live_server):
 def test_a_game_open_to_members_trains_a_player_of_the_club_by_the_phones_token(new_page, past_game):
     """Open to the club's members: a phone that never joined the club's games is told so and shown no rack;
     the phone of a player of another evening of the club (its token kept since joining) trains."""
-    from tournaments import services, training
+    from tournaments import services
 
-    game = training.training_set(game=past_game, value="members")
+    game = services.training_set(game=past_game, value="members")
     later = services.game_create(tournament=game.tournament, seed=12)
     _, token = services.player_register(game=later, name="Cleo", table=1)
     round1 = game.rounds.get(number=1)

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from tournaments import training
+from tournaments import services, training
 from tournaments.api.serializers import visible_name_pattern
 from tournaments.models import Player, Round
 from tournaments.names import clean_name
@@ -49,7 +49,7 @@ TRAINEES = [("live\u202egpj.exe", "livegpj.exe"), ("\u2067Eve\u2069\u200b \u00ad
 
 @pytest.mark.parametrize(("typed", "shown"), TRAINEES)
 def test_a_training_result_name_is_cleaned_like_a_players(played_game, typed, shown):
-    game = training.training_set(game=played_game.game, value="everyone")
+    game = services.training_set(game=played_game.game, value="everyone")
     client = Client()
     proofs = []
     for round in game.rounds.filter(status=Round.Status.CLOSED).order_by("number"):

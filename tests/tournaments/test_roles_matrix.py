@@ -35,7 +35,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.security import issue_api_token
-from tournaments.training import training_set
+from tournaments.services import training_set
 
 CALLERS = ("anonymous", "player", "other_player", "bad_token", "assistant", "no_role", "head")
 

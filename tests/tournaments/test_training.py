@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _open(game: Game, value: str = "everyone") -> Game:
-    return training.training_set(game=game, value=value)
+    return services.training_set(game=game, value=value)
 
 
 def _judge(client, game, number, word, ref="", score=None):

@@ -10,14 +10,14 @@ from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from tournaments import training
+from tournaments import services
 from tournaments.api.permissions import IsHeadArbitrator
 from tournaments.api.serializers import StrictChoiceField
 from tournaments.api.views import ApiView, answers, get_game, valid
 
 
 class TrainingSerializer(serializers.Serializer):
-    open = StrictChoiceField(choices=list(training.TRAINING_CHOICES),
+    open = StrictChoiceField(choices=list(services.TRAINING_CHOICES),
                              help_text="closed (nobody), everyone, or members (the players of the game's tournament, by their token, and signed-in users of the site).")
 
 
@@ -47,4 +47,4 @@ class GameTrainingView(ApiView):
     def post(self, request, game_id: int):
         game = get_game(game_id)
         data = valid(TrainingSerializer, request)
-        return Response(training_body(training.training_set(game=game, value=data["open"], actor=request.user)))
+        return Response(training_body(services.training_set(game=game, value=data["open"], actor=request.user)))

@@ -58,6 +58,7 @@ from .slips import (
     slip_submit,
     slip_text,
 )
+from .training import TRAINING_CHOICES, training_set
 
 __all__ = [
     "act_as",
@@ -114,5 +115,7 @@ __all__ = [
     "slip_text",
     "StaleSlip",
     "tournament_create",
+    "training_set",
+    "TRAINING_CHOICES",
     "tournament_role",
 ]

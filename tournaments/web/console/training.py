@@ -8,7 +8,7 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from tournaments import training
+from tournaments import services
 from tournaments.errors import ServiceError
 
 from . import queries
@@ -24,7 +24,7 @@ def training_choices() -> list[tuple[str, str]]:
 def game_training(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     try:
-        training.training_set(game=game, value=request.POST.get("open", ""), actor=request.user)
+        services.training_set(game=game, value=request.POST.get("open", ""), actor=request.user)
     except ServiceError as error:
         report_error(request, error)
     else:
