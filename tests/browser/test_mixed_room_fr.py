@@ -94,8 +94,10 @@ def test_an_arbitrator_types_ten_paper_slips_in_french_and_sees_each_verdict(new
     page.evaluate("window.stillThisPage = true")  # no reload: the mark would be gone
 
     def row_of(table):
+        # The row whose first cell is the table (exactly: another row's score may contain its digits, and
+        # the new row may not be listed yet when a busy machine is slow to answer).
         return page.locator("#slip-log tbody tr[data-state=recorded]").filter(
-            has=page.locator("td.num", has_text=str(table))).first
+            has=page.locator("td:first-child", has_text=re.compile(rf"^\s*{table}\s*$"))).first
 
     def type_slip(table, word, ref, score):
         page.keyboard.type(str(table))
