@@ -88,7 +88,11 @@ def test_the_record_shows_the_incidents_and_a_restore_rebuilds_them(make_game, m
     assert [s["word"] for s in cancelled["slips"]] == ["ZZZ"] and cancelled["results"] == []
     assert redrawn["number"] == 2 and redrawn["kept"] == cancelled["kept"]
 
-    text = " ".join(pdf_text(render_record(sources.game_record_sheet(game)), tmp_path, "incidents").split())
+    from django.utils import translation
+
+    with translation.override("fr"):  # asked from a French page: the sheet is in the tournament's English
+        sheet = sources.game_record_sheet(game)
+    text = " ".join(pdf_text(render_record(sheet), tmp_path, "incidents").split())
     assert "Incidents" in text
     assert "clock paused by" in text and "0:50 left" in text and "a player was taken ill" in text
     assert "extended by 30 s" in text and "time lost to the illness" in text

@@ -179,6 +179,13 @@ def scoresheets_for(game: Game) -> list[Scoresheet]:
     return [_scoresheet(game, p, header, standings.get(p.pk), len(standings), racks) for p in players]
 
 
+def _in_language(tournament: Tournament, function, *args):
+    """``function(*args)`` with the tournament's language active: a sheet's words are the tournament's, never
+    those of the request that asked for it."""
+    with translation.override(tournament.language):
+        return function(*args)
+
+
 def game_record_sheet(game: Game) -> GameRecord:
     record = selectors.game_record(game=game)
     lines = []
@@ -195,7 +202,7 @@ def game_record_sheet(game: Game) -> GameRecord:
                 top_total=row["top_total"],
                 tops=row.get("tops") or 1,
                 cancelled=row.get("status") == Round.Status.CANCELLED,
-                incidents=incident_lines(row.get("incidents")),
+                incidents=_in_language(game.tournament, incident_lines, row.get("incidents")),
             )
         )
     return GameRecord(
