@@ -131,18 +131,6 @@ def worker_command(python: str, schedule: str) -> list[str]:
             "--schedule", schedule]
 
 
-def stop_child(process: subprocess.Popen, timeout: float = 10.0) -> None:
-    """Stop a child and wait for it: ``terminate()`` (SIGTERM on POSIX, TerminateProcess on Windows, where a
-    child in the same console has had the Ctrl-C itself), then ``kill()`` after ``timeout``."""
-    if process.poll() is None:
-        process.terminate()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 class Command(BaseCommand):
     help = ("Migrate, create the arbitrator's account (and the demo tournament in a checkout), then serve the "
             "pages in this process and run a Celery worker beside it. --host 0.0.0.0 serves the phones of the "
@@ -258,9 +246,7 @@ class Command(BaseCommand):
         finally:
             done.set()
             watcher.join(timeout=5)
-            worker.stopped = True  # no restart while stopping
-            if worker.process is not None:
-                stop_child(worker.process)
+            worker.stop()  # no restart while stopping; terminate(), then kill() after 10 s
         if not server.started:
             raise CommandError("the web server did not start: see above")
         self.stdout.write("Stopped.")
