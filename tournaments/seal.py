@@ -40,7 +40,7 @@ TRUSTED = "trusted"
 UNKNOWN_KEY = "unknown_key"
 
 _lock = threading.Lock()
-_keys: dict[tuple, Ed25519PrivateKey] = {}
+_keys: dict[tuple, tuple[Ed25519PrivateKey, str]] = {}  # the key and its public text, per source
 
 
 class BadSeal(ValueError):
@@ -81,7 +81,8 @@ def _file_key(folder: Path) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(_unb64(path.read_text()))
 
 
-def server_key() -> Ed25519PrivateKey:
+def server_key() -> tuple[Ed25519PrivateKey, str]:
+    """This server's key and its public text, made once per source of the key."""
     from django.conf import settings
 
     configured = getattr(settings, "ARBITER_SIGNING_KEY", "") or ""
@@ -89,8 +90,8 @@ def server_key() -> Ed25519PrivateKey:
     folder = Path(settings.DATA_DIR)
     cache_key = (configured, secret, str(folder))
     with _lock:
-        key = _keys.get(cache_key)
-        if key is None:
+        kept = _keys.get(cache_key)
+        if kept is None:
             if configured:
                 seed = _unb64(configured)
                 if len(seed) != 32:
@@ -101,8 +102,8 @@ def server_key() -> Ed25519PrivateKey:
                 key = Ed25519PrivateKey.from_private_bytes(seed)
             else:
                 key = _file_key(folder)
-            _keys[cache_key] = key
-    return key
+            kept = _keys[cache_key] = (key, _public_text(key.public_key()))
+    return kept
 
 
 def _public_text(public: Ed25519PublicKey) -> str:
@@ -111,13 +112,13 @@ def _public_text(public: Ed25519PublicKey) -> str:
 
 def public_key() -> str:
     """This server's public key, base64 (URL-safe, unpadded), as seals and the console show it."""
-    return _public_text(server_key().public_key())
+    return server_key()[1]
 
 
 def sign(payload) -> dict:
     """The seal of a JSON value: ``{"alg", "key", "sig"}``."""
-    signature = server_key().sign(canonical(payload))
-    return {"alg": ALGORITHM, "key": public_key(), "sig": _b64(signature)}
+    key, public = server_key()
+    return {"alg": ALGORITHM, "key": public, "sig": _b64(key.sign(canonical(payload)))}
 
 
 def verify(payload, seal) -> str:
