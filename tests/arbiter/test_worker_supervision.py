@@ -16,19 +16,10 @@ from django.core.cache.backends.filebased import FileBasedCache
 from arbiter.env import broker_from_env
 from arbiter.heartbeat import KEY, worker_state
 from arbiter.supervise import Supervised
+from tests.tournaments.stack import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 SILENT = 3.0
-
-
-def _wait(condition, seconds: float, step: float = 0.2):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(step)
-    return None
 
 
 @pytest.fixture
@@ -64,7 +55,7 @@ def test_a_killed_worker_is_started_again_and_a_silent_one_is_reported(worker_fo
     supervised.start()
     try:
         first = supervised.process.pid
-        assert _wait(lambda: _last_beat(data), 60), (tmp_path / "worker.log").read_text()[-3000:]
+        assert wait_for(lambda: _last_beat(data), 60, step=0.2), (tmp_path / "worker.log").read_text()[-3000:]
         health = client.get("/healthz").json()
         assert health["worker"]["state"] == "beating" and health["worker"]["up"] is True
 
@@ -76,10 +67,10 @@ def test_a_killed_worker_is_started_again_and_a_silent_one_is_reported(worker_fo
             supervised.check()
             return supervised.restarts == 1 and supervised.process.poll() is None
 
-        assert _wait(restarted, 10, step=0.1)
+        assert wait_for(restarted, 10, step=0.1)
         assert supervised.process.pid != first
         assert "stopped (exit code -9)" in lines[0] and "started again" in lines[1], lines
-        assert _wait(lambda: (_last_beat(data) or 0) > killed_at + 0.5, 60), (tmp_path / "worker.log").read_text()[-3000:]
+        assert wait_for(lambda: (_last_beat(data) or 0) > killed_at + 0.5, 60, step=0.2), (tmp_path / "worker.log").read_text()[-3000:]
         assert client.get("/healthz").json()["worker"]["state"] == "beating"
     finally:
         supervised.stop()

@@ -16,24 +16,15 @@ import socket
 import threading
 import time
 import uuid
-from datetime import datetime
 
 import pytest
 
 from tournaments.models import LateSlip, LogEntry, Result, Round, Slip
 
+from .stack import free_port, sleep_until, wait_for
+
 RACK = "ACEILMN"
 TOP = {"word": "MELANIC", "ref": "H4", "score": 78}  # a top of RACK on the empty board
-
-
-def timestamp(iso: str) -> float:
-    return datetime.fromisoformat(iso).timestamp()
-
-
-def sleep_until(moment: float) -> None:
-    left = moment - time.time()
-    if left > 0:
-        time.sleep(left)
 
 
 def request(address, method: str, path: str, body=None, token: str | None = None, timeout: float = 10):
@@ -251,22 +242,21 @@ def proxy(uvicorn_server, tmp_path):
     binary = shutil.which("haproxy")
     if binary is None:
         pytest.skip("needs HAProxy (apt install haproxy): the optional proxy of docker/")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     config = Path(__file__).resolve().parents[2] / "docker" / "haproxy.cfg"
     env = {**os.environ, "ARBITER_WEB": f"{uvicorn_server[0]}:{uvicorn_server[1]}",
            "PROXY_BIND": f"127.0.0.1:{port}", "PROXY_REQUEST_TIMEOUT": "5s"}
     log = open(tmp_path / "haproxy.log", "w")
     process = subprocess.Popen([binary, "-db", "-f", str(config)], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        end = time.monotonic() + 10
-        while time.monotonic() < end:
+        def listening() -> bool:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
+                return True
             except OSError:
-                time.sleep(0.05)
+                return False
+
+        wait_for(listening, 10, step=0.05)
         yield "127.0.0.1", port
     finally:
         process.terminate()
