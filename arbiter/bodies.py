@@ -131,7 +131,7 @@ def arrive_whole(app):
                 except TimeoutError:
                     logger.warning("body_too_slow: %s %s from %s: %d of %s bytes in %.1f s; closed",
                                    scope.get("method"), path, (scope.get("client") or ("?",))[0], received,
-                                   size if size is not None else "chunked", body_seconds(size or 0))
+                                   size if size is not None else "chunked", until - started)
                     return await _answer(send, path, 408, "too_slow",
                                          "The request's body did not arrive in time; nothing was done.")
                 if message["type"] != "http.request":
