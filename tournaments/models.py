@@ -148,6 +148,10 @@ class Game(models.Model):
     restored_at = models.DateTimeField(null=True, blank=True)
     record_seal = models.CharField(max_length=12, blank=True, default="")
     record_signer = models.CharField(max_length=64, blank=True, default="")
+    # When an arbitrator put the game away (services/setup.py game_archive): an archived game is no longer
+    # listed on the home page nor the phones' list of games in play; the console, its sheets and exports
+    # still reach it. None: not archived.
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["tournament_id", "number"]
