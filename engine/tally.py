@@ -27,9 +27,16 @@ def count_solos(round_scores) -> dict:
     return solos
 
 
+def solos_count(n_players: int, rules) -> bool:
+    """Whether solos count in a game of ``n_players`` (players who played at least one round): the rules
+    have solos and the game had at least ``rules.solo_min_players`` players.  Every reader of solos (the
+    standings, the bonuses, the solutions sheet) asks this one rule."""
+    return bool(rules.solos) and n_players >= rules.solo_min_players
+
+
 def solo_bonuses(round_scores, n_players: int, rules) -> dict:
-    """Bonus points per player for their solos: ``rules.solo_bonus`` each, when the game had at least
-    ``rules.solo_min_players`` players (players who played at least one round); otherwise none."""
-    if not rules.solos or n_players < rules.solo_min_players:
+    """Bonus points per player for their solos: ``rules.solo_bonus`` each, when solos count
+    (``solos_count``); otherwise none."""
+    if not solos_count(n_players, rules):
         return {}
     return {player: count * rules.solo_bonus for player, count in count_solos(round_scores).items()}

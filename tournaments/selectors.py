@@ -298,7 +298,7 @@ class _Paid(NamedTuple):
 
 def _game_table(game: Game) -> dict:
     """Everything the standings of one game need, computed once."""
-    from engine.tally import count_solos, solo_bonuses, warning_deduction
+    from engine.tally import count_solos, solo_bonuses, solos_count, warning_deduction
 
     rules = game.tournament.rules
     players = list(Player.objects.in_game(game).only("id", "name", "table", "series"))
@@ -314,8 +314,7 @@ def _game_table(game: Game) -> dict:
     played = {
         pid for r in rounds for pid, result in paid[r.pk].items() if result.reason not in NOT_PLAYED
     }
-    solos_apply = rules.solos and len(played) >= rules.solo_min_players
-    solos = count_solos(round_scores) if solos_apply else {}
+    solos = count_solos(round_scores) if solos_count(len(played), rules) else {}
     bonuses = solo_bonuses(round_scores, len(played), rules)
     over = game.status == Game.Status.OVER
     sum_tops = sum(r.top_score or 0 for r in rounds)

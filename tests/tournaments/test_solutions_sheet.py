@@ -193,3 +193,20 @@ def test_a_game_without_a_closed_round_still_prints(make_game, make_player, arbi
     text = pdf_text(response.content, tmp_path)
     assert "0 rounds" in text and "Club du mardi" in text
     assert Player.objects.in_game(game).count() == 1
+
+
+def test_no_solo_below_the_solo_threshold_nor_under_rules_without_solos(make_tournament, arbitrator, tmp_path):
+    """The sheet names a round's solo only when the standings count solos: five players under the FISF rules'
+    threshold of 16, or under the classic rules (no solos at all), no round has one, as the standings say."""
+    from tournaments import selectors
+
+    for fields in ({"name": "Club du mardi"}, {"name": "Classic club", "ruleset": "classic", "solo_min_players": 3}):
+        tournament = make_tournament(created_by=arbitrator, **fields)
+        played = play_game(tournament, arbitrator, rounds=3)
+        # Zoé alone paid the top every round after the first: a solo where solos count.
+        assert any(_found_and_solo(r)[2] == ZOE for r in played.game.rounds.filter(status=Round.Status.CLOSED))
+        assert all(row["solos"] == 0 for row in selectors.game_standings(game=played.game))
+        sheet = solutions_sheet(played.game)
+        assert [(line.solo, line.solo_score) for line in sheet.rounds] == [("", 0)] * 3, fields
+        flat = " ".join(pdf_text(render_solutions(sheet), tmp_path, fields["name"]).split())
+        assert flat.count("solo:") == flat.count("A solo:") == 1  # the note under the rounds only

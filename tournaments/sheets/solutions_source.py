@@ -3,7 +3,8 @@
 Like ``sources`` for the other sheets, the only module of the solutions sheet that knows the models. Per
 closed round: the rack, the best plays (``engine.search.best_plays``: the master first, then the other tied
 tops, then the next best, down to ``ARBITER_SOLUTIONS_PLAYS`` plays in all with every tie at the last score),
-how many players found the top, and the round's solo (rules §3.5, as the standings count it).
+how many players found the top, and the round's solo (rules §3.5, as the standings count it: none below the
+solo threshold or under rules without solos).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from django.core.cache import cache
 from engine.board import Board
 from engine.notation import format_ref
 from engine.search import best_plays
-from engine.tally import count_solos
+from engine.tally import count_solos, solos_count
 from tournaments.models import Game, Player, Result, Round
 from tournaments.selectors import NOT_PLAYED
 from tournaments.services import setting_of
@@ -88,6 +89,11 @@ def solutions_sheet(game: Game) -> Solutions:
     rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
     setting = setting_of(tournament) if rounds else None
     names, results = _players_and_scores(game, rounds)
+    # Solos count as the standings count them (selectors._game_table): the rules have solos and the game had
+    # enough players, those who played at least one round; otherwise no round names a solo.
+    played_game = {player for paid in results.values() for player, (_paid, reason) in paid.items()
+                   if reason not in NOT_PLAYED}
+    with_solos = solos_count(len(played_game), tournament.rules)
     lines = []
     for r in rounds:
         rack = rack_display(r.kept, r.drawn) if r.kept or r.drawn else r.rack
@@ -98,7 +104,7 @@ def solutions_sheet(game: Game) -> Solutions:
         played = sum(1 for _paid, reason in paid.values() if reason not in NOT_PLAYED)
         found = sum(1 for amount, reason in paid.values()
                     if reason not in NOT_PLAYED and r.top_score and amount == r.top_score)
-        solo = next(iter(count_solos([scores])), None)
+        solo = next(iter(count_solos([scores])), None) if with_solos else None
         lines.append(SolutionRound(
             number=r.number,
             rack=rack,
