@@ -336,6 +336,9 @@ class LateSlip(models.Model):
     seq = models.BigIntegerField(null=True, blank=True)
     received_at = models.DateTimeField()
     late_by = models.FloatField()  # seconds after the end call (the deadline, or an earlier close)
+    # When the phone says it sent the slip, on its server-corrected clock (the optional sent_ms of the
+    # request): information for the arbitrator only, never what decides; null when not said or not plausible.
+    sent_at = models.DateTimeField(null=True, blank=True)
     entered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
