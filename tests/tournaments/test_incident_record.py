@@ -110,3 +110,15 @@ def test_the_record_shows_the_incidents_and_a_restore_rebuilds_them(make_game, m
         "the bag was mishandled"
     paid = {r.player.name: r.paid for r in Result.objects.filter(round__game=restored, round__number=1)}
     assert paid["Bob"] == max(paid.values()) > 0
+
+
+def test_the_record_counts_the_rounds_that_count_not_the_cancelled_draw(make_game, make_player, arbitrator,
+                                                                          tmp_path):
+    """Two rounds played and a cancelled draw between them: the record lists the three and says "2 rounds"."""
+    game = services.game_end(game=incident_game(make_game, make_player, arbitrator), actor=arbitrator)
+    assert game.rounds.count() == 3 and game.rounds.counting().count() == 2
+    sheet = sources.game_record_sheet(game)
+    assert [line.cancelled for line in sheet.rounds] == [False, True, False]
+    text = " ".join(pdf_text(render_record(sheet), tmp_path, "counted").split())
+    assert "2 rounds · sum of the tops" in text and "3 rounds" not in text
+    assert "(cancelled)" in text

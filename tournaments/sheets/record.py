@@ -89,7 +89,9 @@ def render_record(record: GameRecord) -> bytes:
     def build(buffer):
         doc = SheetDocument(buffer, header=record.header, title=_("Game record"))
         total = record.rounds[-1].top_total if record.rounds else 0
-        count = len(record.rounds)
+        # The rounds that count (Round.objects.counting()): a cancelled round is listed, replayed under its
+        # number, and counts for nothing.
+        count = sum(1 for line in record.rounds if not line.cancelled)
         facts = [ngettext("%(n)s round", "%(n)s rounds", count) % {"n": count},
                  _("sum of the tops %(total)s") % {"total": total}]
         if record.status == "over":
