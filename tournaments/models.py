@@ -185,6 +185,9 @@ class Player(models.Model):
     # Joined with the game's code on a phone: their slips arrive by themselves. Players registered by the
     # arbitrator may hand in paper slips, which keep a round's standings provisional until entered.
     joined_by_phone = models.BooleanField(default=False)
+    # The language the player joined in (the join page's, or their phone's choice): their phone's pages and
+    # feeds speak it. "" (registered by the arbitrator, or joined without saying): the tournament's.
+    language = models.CharField(max_length=8, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     # A player restored from a game record: who they were there (the record's signer, tournament and player
     # id). A later game of the same tournament restored here finds them by it, never by their name.
@@ -366,6 +369,9 @@ class Result(models.Model):
     outcome = models.CharField(max_length=10, choices=Outcome.choices)
     reason = models.CharField(max_length=30)
     message = models.CharField(max_length=MESSAGE_MAX, blank=True, default="")
+    # The reference of the placement paid (``H4``), which may differ from the slip's (round 1's best
+    # placement, a reversed reference, a penalty's reachable placement); "" when nothing was placed.
+    placement = models.CharField(max_length=8, blank=True, default="")
     corrected = models.BooleanField(default=False)
 
     class Meta:
