@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_the_contracts_of_pyproject_hold():
     """engine imports no Django and nothing of tournaments, and its modules only those below them;
-    tournaments.services import no tournaments.api or tournaments.web; tournaments.models and
-    tournaments.selectors import no tournaments.services; the services import neither the tasks nor the live
+    tournaments.services import no tournaments.api or tournaments.web; tournaments.models and the readers
+    (tournaments.selectors, review_selectors, training_selectors) import no tournaments.services, nor does
+    tournaments.setting, which both stand on and which imports no reader; the services import neither the tasks nor the live
     side, and the live side no service; the console's modules are layered."""
     lint_imports = Path(sys.executable).with_name("lint-imports")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
@@ -36,7 +37,8 @@ def test_the_contracts_of_pyproject_hold():
 
 # No import cycle among these: the live side, the readers, each service module, the Celery tasks, the reads
 # that close on the way, each module of the console. A cycle through any other module counts too.
-ACYCLIC = ("tournaments.live", "tournaments.selectors", "tournaments.services.*", "tournaments.tasks",
+ACYCLIC = ("tournaments.live", "tournaments.selectors", "tournaments.review_selectors",
+           "tournaments.training_selectors", "tournaments.setting", "tournaments.services.*", "tournaments.tasks",
            "tournaments.reading", "tournaments.web.console.*")
 
 

@@ -140,7 +140,7 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     # Who may replay the game alone once it is over (/games/<id>/train): nobody, anyone, the club's members
-    # (tournaments.training.is_member).
+    # (tournaments.training_selectors.is_member).
     training = models.CharField(max_length=10, choices=Training.choices, default=Training.CLOSED)
     # A game played back from a record (tournaments/exports/restore.py): when, and whose seal the record bore
     # (``this_server``, ``trusted``, ``unknown_key``: a sound seal by a key this server does not know, or

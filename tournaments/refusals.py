@@ -112,7 +112,7 @@ TEXTS = {
     "training_unfinished": _("Every round must be played first (rounds %(rounds)s)."),
     "training_bad_link": _("This result link is not valid."),
     "invalid_training": _("Training is one of %(choices)s."),
-    # A player's review of a game (tournaments/review.py).
+    # A player's review of a game (tournaments/review_selectors.py).
     "review_not_authenticated": _("Open this page on the phone you played with, or from the arbitrator's "
                                   "console."),
     "not_a_player": _("This phone's player does not play this game."),

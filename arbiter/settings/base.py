@@ -272,7 +272,7 @@ ARBITER_PROJECTOR_PAGE_SECONDS_BOUNDS = (2, 120)
 ARBITER_SOLUTIONS_PLAYS = 5
 ARBITER_SOLUTIONS_MAX_LINES = 10
 
-# A player's review of a game (tournaments/review.py): the best plays listed per round, the rounds of the
+# A player's review of a game (tournaments/review_selectors.py): the best plays listed per round, the rounds of the
 # largest losses in the summary, how long a round's computed plays stay in the cache, and how long a request
 # waits for another computing the same round.
 ARBITER_REVIEW_BEST_PLAYS = 10

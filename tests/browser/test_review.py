@@ -13,8 +13,7 @@ from engine.movegen import generate_plays
 from engine.notation import format_ref
 from tournaments.lexicons import get_lexicon
 from tournaments.models import Result, Round
-from tournaments.services import setting_of
-from tournaments.services.close import judge
+from tournaments.services import judge, setting_of
 
 from .support import wait_for
 

@@ -10,11 +10,11 @@ from django.test import Client
 from engine.board import Board
 from engine.movegen import generate_plays
 from engine.notation import format_ref
-from tournaments import review, services
+from tournaments import review_selectors as review
+from tournaments import services
 from tournaments.lexicons import get_lexicon
 from tournaments.models import Result, Round, Slip
-from tournaments.services import setting_of
-from tournaments.services.close import judge
+from tournaments.services import judge, setting_of
 
 from .sheets_support import ANNA, JEAN, LUKASZ, ZOE, play_game
 

@@ -6,7 +6,8 @@ import pytest
 from django.core import signing
 from django.test import Client
 
-from tournaments import selectors, services, training
+from tournaments import selectors, services
+from tournaments import training_selectors as training
 from tournaments.models import Game, LogEntry, Result, Round
 
 pytestmark = pytest.mark.django_db

@@ -58,7 +58,7 @@ from .slips import (
     slip_submit,
     slip_text,
 )
-from .training import TRAINING_CHOICES, training_set
+from .training import TRAINING_CHOICES, training_judge, training_result, training_set
 
 __all__ = [
     "act_as",
@@ -115,6 +115,8 @@ __all__ = [
     "slip_text",
     "StaleSlip",
     "tournament_create",
+    "training_judge",
+    "training_result",
     "training_set",
     "TRAINING_CHOICES",
     "tournament_role",

@@ -11,8 +11,7 @@ from django.utils import timezone
 
 from engine.board import Board
 from engine.drawing import game_is_over
-from engine.judging import Slip as EngineSlip
-from engine.judging import judge_slip, zero
+from engine.judging import zero
 from engine.notation import RefError, parse_ref
 from tournaments.errors import Conflict, input_refused
 from tournaments.formats import brief
@@ -27,7 +26,7 @@ from .paper import paper_players
 from .roles import act_as, require_head
 from .rounds import end_game, late_message, round_in_play
 from .schedule import schedule_backup
-from .setting import play_from_dict, setting_of, sorted_letters, tiles_left
+from .setting import judge, play_from_dict, setting_of, sorted_letters, tiles_left
 
 logger = logging.getLogger(__name__)
 
@@ -99,25 +98,6 @@ def _bag_exhausted(game: Game, next_number: int) -> bool:
 
     setting = setting_of(game.tournament)
     return game_is_over(list(game.bag), game.kept, setting.tileset, setting.rules, round_number=next_number)
-
-
-def judge(setting, round: Round, slip: Slip | None, board=None):
-    """The engine's judgement of one player's slip in this round (``no_slip`` without one)."""
-
-    if slip is None:
-        return zero("no_slip")
-    if slip.several:
-        return zero("several_slips")
-    return judge_slip(
-        board if board is not None else Board.from_rows(round.board),
-        round.rack,
-        round.number,
-        EngineSlip(slip.word, slip.ref or None, slip.claimed),
-        setting.lexicon,
-        setting.tileset,
-        setting.rules,
-        labelling=setting.labelling,
-    )
 
 
 def _judge_all(game: Game, round: Round) -> None:

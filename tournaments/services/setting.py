@@ -1,76 +1,14 @@
-"""What a game plays with: its rules, tiles and lexicon (the engine's objects), and its plays as stored rows."""
+"""What a game plays with, as the services see it: tournaments/setting.py (below the services and the readers,
+which both import it) holds the setting, the plays as stored rows and the judgement of a slip."""
 
-from __future__ import annotations
+from tournaments.setting import (
+    Setting,
+    judge,
+    play_from_dict,
+    play_to_dict,
+    setting_of,
+    sorted_letters,
+    tiles_left,
+)
 
-from collections import Counter
-from dataclasses import dataclass
-
-from tournaments.errors import ServiceError
-from tournaments.lexicons import get_lexicon
-from tournaments.models import Tournament
-
-
-@dataclass(frozen=True)
-class Setting:
-    """The engine objects a tournament plays with."""
-
-    rules: object
-    tileset: object
-    lexicon: object
-    labelling: str
-
-
-def setting_of(tournament: Tournament) -> Setting:
-    try:
-        lexicon = get_lexicon(tournament.lexicon)
-    except LookupError:
-        raise ServiceError("unknown_lexicon", f"the lexicon {tournament.lexicon!r} is not available",
-                           params={"lexicon": tournament.lexicon}) from None
-    return Setting(tournament.rules, tournament.tiles, lexicon, tournament.coordinates)
-
-
-def play_to_dict(play, labelling: str) -> dict:
-    from engine.notation import format_ref
-
-    return {
-        "word": play.word,
-        "ref": format_ref(play.row, play.col, play.horizontal, labelling),
-        "score": play.score,
-        "row": play.row,
-        "col": play.col,
-        "horizontal": play.horizontal,
-        "tiles": [list(tile) for tile in play.tiles],
-        "words": list(play.words),
-    }
-
-
-def play_from_dict(data: dict):
-    from engine.movegen import Play
-
-    return Play(
-        word=data["word"],
-        row=data["row"],
-        col=data["col"],
-        horizontal=data["horizontal"],
-        score=data["score"],
-        tiles=tuple(tuple(tile) for tile in data["tiles"]),
-        words=tuple(data.get("words", ())),
-    )
-
-
-def tiles_left(rack: str, play: dict | None) -> str:
-    """The rack letters a play leaves unplayed (kept for the next draw), in rack order."""
-    used = Counter("?" if is_blank else letter.upper() for _, _, letter, is_blank in (play or {}).get("tiles", ()))
-    left = []
-    for ch in rack:
-        if used[ch] > 0:
-            used[ch] -= 1
-        else:
-            left.append(ch)
-    return "".join(left)
-
-
-def sorted_letters(letters) -> str:
-    from engine.drawing import sort_tiles
-
-    return sort_tiles(letters)
+__all__ = ["judge", "play_from_dict", "play_to_dict", "Setting", "setting_of", "sorted_letters", "tiles_left"]

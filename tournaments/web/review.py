@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from rest_framework.exceptions import AuthenticationFailed
 
-from tournaments import review
+from tournaments import review_selectors as review
 from tournaments.api.authentication import PlayerTokenAuthentication
 from tournaments.errors import ServiceError, error_body
 from tournaments.models import Game
@@ -116,7 +116,8 @@ def review_data(request: HttpRequest, game_id: int) -> JsonResponse:
             if found is not None and found[0].player is None:
                 raise ServiceError("not_a_player", "this token's player does not play this game", status=403)
             player = review.reviewer(game, player=found[0].player if found else None,
-                                     user=None if found else request.user, asked_player=request.GET.get("player"))
+                                     arbitrator=not found and role_of(game.pk, request.user) is not None,
+                                     asked_player=request.GET.get("player"))
             body = review.player_review(game, player, request.GET.get("round"))
         except ServiceError as error:
             return _error(error)

@@ -22,7 +22,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments import training
+from tournaments import services
+from tournaments import training_selectors as training
 from tournaments.api.parsers import LimitedJSONParser
 from tournaments.api.serializers import StrictCharField, StrictIntegerField
 from tournaments.api.throttles import AddressRateThrottle
@@ -177,8 +178,8 @@ class TrainingJudgeView(_TrainingApi):
     def post(self, request, game_id: int):
         game = training.training_game(game_id, *_visitor(request))
         data = valid(JudgeSerializer, request)
-        return Response(training.judge(game=game, number=data["round"], word=data["word"], ref=data["ref"],
-                                       score=data["score"]))
+        return Response(services.training_judge(game=game, number=data["round"], word=data["word"],
+                                                ref=data["ref"], score=data["score"]))
 
 
 @extend_schema(exclude=True)
@@ -186,7 +187,7 @@ class TrainingResultView(_TrainingApi):
     def post(self, request, game_id: int):
         game = training.training_game(game_id, *_visitor(request))
         data = valid(ResultSerializer, request)
-        shown = training.result(game=game, name=data["name"], proofs=data["proofs"])
+        shown = services.training_result(game=game, name=data["name"], proofs=data["proofs"])
         shown["url"] = reverse("training-result-page", args=[game.pk, shown["token"]])
         return Response(shown)
 

@@ -1,5 +1,8 @@
 """A player's review of a game: per round what could be played and what the player did, and a summary.
 
+A reader (below the services: it imports none; the setting and the judgement of a slip come from
+tournaments/setting.py). The console's role of a user is the caller's to tell (``reviewer(arbitrator=...)``).
+
 A round is open to review once it is closed and the game has moved on (a later round drawn) or the game is
 over: nothing is ever shown of a round in play. What the engine finds on a round (its best plays, how many
 legal plays there are, how their scores spread) is computed once per round and kept in the cache: a closed
@@ -25,7 +28,7 @@ from engine.search import best_plays, score_spread
 from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 from tournaments.formats import brief
 from tournaments.models import Game, Player, Result, Round
-from tournaments.services import judge, role_of, setting_of
+from tournaments.setting import judge, setting_of
 from tournaments.versions import live_key
 
 PLAYS_FORMAT = 2  # bumped when the cached body of a round's plays changes shape
@@ -55,17 +58,19 @@ WAIT_STEP = 0.1  # seconds between two looks at the cache while another request 
 # Who may read a review
 
 
-def reviewer(game: Game, *, player: Player | None = None, user=None, asked_player: str | None = None) -> Player:
+def reviewer(game: Game, *, player: Player | None = None, arbitrator: bool = False,
+             asked_player: str | None = None) -> Player:
     """The player whose review is read.
 
     ``player``: the player a bearer token of this game belongs to (they read their own review only);
-    ``user``: the console's user, an arbitrator of the game, who names the player (``asked_player``)."""
+    ``arbitrator``: the console's user is an arbitrator of the game (a role in it), who names the player
+    (``asked_player``)."""
     if player is not None:
         if asked_player not in (None, "") and str(asked_player) != str(player.pk):
             raise Forbidden("review_other_player", "a player reads only their own review",
                             params={"player": asked_player})
         return player
-    if user is None or role_of(game.pk, user) is None:
+    if not arbitrator:
         raise ServiceError("review_not_authenticated", "a player token of this game, or an arbitrator of it, is needed",
                            status=401)
     if asked_player in (None, ""):

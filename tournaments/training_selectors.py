@@ -1,9 +1,9 @@
-"""Training on a past game: a finished game replayed alone, with the same racks and the same master moves.
+"""Training on a past game, what is read: who may train, the rounds replayed, a shared result's link.
 
-Each slip is judged as the close judges it (``engine.judging.judge_slip`` on the round's board and rack),
-and nothing is written. Each verdict comes with a signed proof (``django.core.signing``) of what it paid in
-which round; the result adds up the proofs, so that a shared result link (itself signed) cannot show a
-score the rules did not pay. The rank is the one the total would have had in the game's real standings.
+A finished game replayed alone, with the same racks and the same master moves. The judging of a trainee's
+slips and the result are services/training.py's (``services.training_judge``, ``services.training_result``):
+each verdict comes with a signed proof (``django.core.signing``) of what it paid in which round; the result
+adds up the proofs, so that a shared result link (itself signed) cannot show a score the rules did not pay.
 
 Who may train: ``Game.training`` — closed (nobody), everyone, or members: the club's players (a player of the
 game's tournament, by the token their phone keeps since they joined) and the site's signed-in users; and only
@@ -15,16 +15,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.core import signing
 
-from engine.board import Board
-from engine.judging import Slip as EngineSlip
-from engine.judging import judge_slip, zero
-from engine.tally import warning_deduction
 from tournaments import selectors
-from tournaments.errors import NotFound, ServiceError
+from tournaments.errors import NotFound
 from tournaments.limits import TRAINEE_NAME_MAX
 from tournaments.models import Game, Round
 from tournaments.names import clean_name
-from tournaments.services import setting_of
 
 VERDICT_SALT = "tournaments.training.verdict"
 RESULT_SALT = "tournaments.training.result"
@@ -73,80 +68,12 @@ def rounds_shown(game: Game) -> list[dict]:
     return [{"number": r.number, "rack": r.rack, "kept": r.kept, "board": list(r.board)} for r in training_rounds(game)]
 
 
-def _round(game: Game, number: int) -> Round:
+def training_round(game: Game, number: int) -> Round:
+    """The round ``number`` replayed (closed, with a top); 404 otherwise."""
     round = game.rounds.filter(number=number, status=Round.Status.CLOSED, top_score__isnull=False).first()
     if round is None:
         raise NotFound("training_no_round", f"no round {number} in this game", params={"round": number})
     return round
-
-
-def judge(*, game: Game, number: int, word: str, ref: str, score: int | None) -> dict:
-    """Judge one training slip on round ``number`` as the close would (an empty word: no slip), and show the
-    round's tops and master. Nothing is written."""
-    round = _round(game, number)
-    setting = setting_of(game.tournament)
-    if not word:
-        judgement = zero("no_slip")
-    else:
-        judgement = judge_slip(Board.from_rows(round.board), round.rack, round.number,
-                               EngineSlip(word, ref or None, score), setting.lexicon, setting.tileset,
-                               setting.rules, labelling=setting.labelling)
-    proof = signing.dumps({"g": game.pk, "r": round.number, "p": judgement.paid, "o": judgement.outcome},
-                          salt=VERDICT_SALT, compress=True)
-    master = round.master or {}
-    return {
-        "round": round.number,
-        "word": word,
-        "ref": ref,
-        "score": score,
-        "paid": judgement.paid,
-        "outcome": judgement.outcome,
-        "reason": judgement.reason,
-        "message": judgement.message,
-        "top_score": round.top_score,
-        "is_top": judgement.paid == round.top_score,
-        "tops": [{"word": t["word"], "ref": t["ref"], "score": t["score"]} for t in round.tops],
-        "master": {"word": master.get("word"), "ref": master.get("ref"), "score": master.get("score")},
-        "proof": proof,
-    }
-
-
-def _verdicts(game: Game, proofs: list[str]) -> dict[int, dict]:
-    """The verdicts of the proofs, by round; a proof not signed here, or of another game, is refused."""
-    verdicts: dict[int, dict] = {}
-    for proof in proofs:
-        try:
-            data = signing.loads(proof, salt=VERDICT_SALT)
-        except signing.BadSignature:
-            raise ServiceError("training_bad_proof", "a verdict was not given by this server",
-                               fields={"proofs": ["a verdict was not given by this server"]}) from None
-        if data.get("g") != game.pk:
-            raise ServiceError("training_bad_proof", "a verdict is of another game",
-                               fields={"proofs": ["a verdict is of another game"]})
-        verdicts[data["r"]] = data
-    return verdicts
-
-
-def result(*, game: Game, name: str, proofs: list[str]) -> dict:
-    """The end of a training: the total (paid scores, less the warnings' cost as at the end of a game), the
-    percentage of the tops, the rank among the real standings, and a signed token for the shared link."""
-    rounds = training_rounds(game)
-    verdicts = _verdicts(game, proofs)
-    missing = [r.number for r in rounds if r.number not in verdicts]
-    if missing:
-        raise ServiceError("training_unfinished", "every round must be played before the result",
-                           params={"rounds": ", ".join(map(str, missing))})
-    rules = game.tournament.rules
-    paid = sum(verdicts[r.number]["p"] for r in rounds)
-    warnings = sum(1 for r in rounds if verdicts[r.number]["o"] == "warning")
-    total = paid - warning_deduction(warnings, rules)
-    tops = sum(r.top_score or 0 for r in rounds)
-    standings = selectors.game_standings(game=game)
-    rank = 1 + sum(1 for row in standings if row["total"] > total)
-    body = {"g": game.pk, "n": trainee_name(name), "t": total, "tt": tops,
-            "rk": rank, "np": len(standings), "w": warnings}
-    token = signing.dumps(body, salt=RESULT_SALT, compress=True)
-    return {**shown_result(body), "token": token}
 
 
 def trainee_name(name: str) -> str:
