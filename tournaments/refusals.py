@@ -69,8 +69,8 @@ TEXTS = {
     "player_required": _("Name the player of the paper slip by table or by name."),
     "unknown_table": _("No player sits at table %(table)s."),
     "shared_table": _("Several players sit at table %(table)s: correct the tables."),
-    "second_slip": _("Table %(table)s already holds %(slip)s. Is this a typing correction that replaces it "
-                     "(OK), or a second slip, paid 0 (Cancel)?"),
+    "second_slip": _("Table %(table)s already holds %(slip)s. Is this a typing correction that replaces it, "
+                     "or a second slip, paid 0?"),
     "reason_required": _("A correction needs a reason."),
     "reason_too_long": _("The reason is too long."),
     "bad_outcome": _("The outcome is OK, warning, penalty or zero (a zero pays nothing)."),

@@ -159,10 +159,49 @@ function slipEntry(form) {
   // The slips typed in this round, with their verdicts, and the checks made while typing (paper-page.js).
   const entries = entriesTable({ form, fields, texts, logBody, state: readJson("paper-state") || {} });
 
+  // The banner: ok (green), "warning" (recorded, but not as typed: a second slip paid 0, an entry
+  // cancelled) or an error.
   function say(text, ok) {
     status.textContent = text;
-    status.classList.toggle("is-ok", ok);
-    status.classList.toggle("is-error", !ok);
+    status.classList.toggle("is-ok", ok === true);
+    status.classList.toggle("is-warning", ok === "warning");
+    status.classList.toggle("is-error", ok === false);
+  }
+
+  // A second, different slip for a table: the arbitrator says which it is with the page's own buttons, or
+  // cancels (Esc), and then nothing is recorded. Resolves "replace", "second" or null (cancelled).
+  const secondBox = $("second-slip");
+  function askSecond(message) {
+    if (!secondBox) return Promise.resolve(null);
+    const back = document.activeElement;
+    $("second-slip-text").textContent = typeset(message);
+    secondBox.hidden = false;
+    secondBox.focus(); // not a button: a stray Enter records nothing
+    return new Promise((resolve) => {
+      const buttons = {
+        "second-slip-replace": "replace", "second-slip-second": "second", "second-slip-cancel": null,
+      };
+      const done = (choice) => {
+        secondBox.hidden = true;
+        document.removeEventListener("keydown", onKey, true);
+        for (const id of Object.keys(buttons)) $(id).removeEventListener("click", handlers[id]);
+        if (back && back.isConnected && back !== document.body) back.focus();
+        else fields.table.focus();
+        resolve(choice);
+      };
+      const onKey = (ev) => {
+        if (ev.key !== "Escape") return;
+        ev.preventDefault();
+        ev.stopPropagation();
+        done(null);
+      };
+      const handlers = {};
+      for (const [id, choice] of Object.entries(buttons)) {
+        handlers[id] = () => done(choice);
+        $(id).addEventListener("click", handlers[id]);
+      }
+      document.addEventListener("keydown", onKey, true);
+    });
   }
 
   function cell(tr, value, cls) {
@@ -226,20 +265,47 @@ function slipEntry(form) {
     const state = row.querySelector(".entry-state");
     if (res && res.ok) {
       const slip = answer.slip;
-      const text = answer.created ? texts.recorded : texts.again;
+      // What was recorded, truthfully: a second slip (paid 0), a typing correction, or a slip.
+      const several = Boolean(answer.entry && answer.entry.several);
+      let text = answer.created ? texts.recorded : texts.again;
+      if (answer.created && several) text = texts.second;
+      else if (answer.created && entry.choice === "replace") text = texts.replaced;
       entries.fill(row, answer.entry, text);
       const verdict = answer.entry && answer.entry.paid !== null ? ` → ${fmt(texts.paid, { n: answer.entry.paid })}, ${answer.entry.outcome_text}` : "";
-      say(typeset(`${text}: ${texts.table}${answer.player.table} ${answer.player.name} — ${typedText(slip.word)} ${slip.ref || ""} ${slip.claimed ?? ""}${verdict}`), true);
+      say(typeset(`${text}: ${texts.table}${answer.player.table} ${answer.player.name} — ${typedText(slip.word)} ${slip.ref || ""} ${slip.claimed ?? ""}${verdict}`), several ? "warning" : true);
       showProgress(answer.progress);
       if (!pending) entries.refresh();
       return;
     }
     if (res && res.status === 409 && answer && answer.error && answer.error.code === "second_slip" && !entry.choice) {
-      // Two different paper slips for one table: a typing correction (replaces) or a second slip (paid 0).
-      entry.choice = window.confirm(answer.error.message) ? "replace" : "second";
-      pending += 1;
-      form.dataset.pending = String(pending);
-      await send(entry, row);
+      // Two different paper slips for one table: a typing correction (replaces) or a second slip (paid 0);
+      // cancelled, nothing is recorded.
+      row.dataset.state = "asking";
+      state.textContent = answer.error.message;
+      say("", null); // the banner told of the entry before: this one is not recorded yet
+      form.dataset.asking = "1";
+      const choice = await askSecond(answer.error.message);
+      delete form.dataset.asking;
+      if (choice) {
+        entry.choice = choice;
+        state.textContent = texts.sending;
+        pending += 1;
+        form.dataset.pending = String(pending);
+        await send(entry, row);
+        return;
+      }
+      row.dataset.state = "cancelled";
+      state.textContent = texts.cancelled;
+      state.className = "entry-state muted";
+      say(typeset(fmt(texts.cancelled_banner, { table: entry.table })), "warning");
+      entry.key = newKey("console:");
+      const edit = document.createElement("button");
+      edit.type = "button";
+      edit.className = "button-small";
+      edit.textContent = texts.edit;
+      edit.addEventListener("click", () => bringBack(entry, "table"));
+      state.append(" ", edit);
+      if (formIsEmpty()) bringBack(entry, "word");
       return;
     }
     const error = (answer && answer.error) || { message: texts.network, fields: {} };
@@ -293,7 +359,7 @@ function slipEntry(form) {
   followGame(gameId, async (info) => {
     followPause(info);
     if (String(info.round) !== round) {
-      if (!pending && formIsEmpty()) window.location.reload();
+      if (!pending && !form.dataset.asking && formIsEmpty()) window.location.reload();
       return;
     }
     // The same round closed, corrected or joined: the verdicts and the tables again, in place.

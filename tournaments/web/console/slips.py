@@ -55,6 +55,8 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
             "edit": _("Edit"),
             "replaced_later": _("Replaced by a later slip"),
             "second": _("Second slip: paid 0"),
+            "cancelled": _("Cancelled: nothing recorded"),
+            "cancelled_banner": _("Table %(table)s: entry cancelled, nothing recorded."),
             "paid": _("paid %(n)s"),
             "no_table": _("No player sits at table %(table)s."),
             "shared_table": _("Several players sit at table %(table)s: correct the tables."),
