@@ -11,6 +11,8 @@ from __future__ import annotations
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from engine.refusals import TEXTS as ENGINE_TEXTS
+from engine.refusals import text_key
 # (code, why) first, then (code, "+param") for a refusal that carries that param, then code alone. A text names only params that every refusal of its key carries.
 TEXTS = {
     # The state of the game and its round.
@@ -25,37 +27,21 @@ TEXTS = {
     "master_locked": _("The next round has been drawn: the master move can no longer change."),
     "not_a_top": _("%(word)s %(ref)s is not one of the tied tops."),
     "game_over": _("The game is over."),
-    ("game_over", "no_valid_rack"): _("The letters left cannot make a valid rack: the game is over."),
-    ("game_over", "no_draw"): _("No valid rack could be drawn: the game is over."),
     "too_soon": _("Players are still reading the results: the next rack can be drawn in %(seconds)s s."),
     "paused": _("The clock is paused: no slip can be handed in until it restarts."),
     "not_paused": _("The clock is not paused."),
     "deadline_passed": _("The round's deadline has passed."),
     "bad_seconds": _("Give a number of seconds."),
     "same_rack": _("This is already the round's rack."),
-    # Racks (engine.drawing.RackError).
+    # The engine's refusals (engine/refusals.py: racks, grid references, words), its English translated.
+    **{key: _(text) for key, text in ENGINE_TEXTS.items()},
+    # Racks.
     "bad_letters": _("A rack is letters A-Z and ? (a blank) only."),
-    "wrong_size": _("%(rack)s: the rack must have %(size)s letters, not %(count)s"),
     ("wrong_size", "too_long"): _("The rack is too long."),
-    "missing_kept": _("%(rack)s: the kept letters %(kept)s are missing"),
-    "not_in_bag": _("%(rack)s: %(letters)s not in the bag"),
-    "too_few_vowels": _("%(rack)s: at least %(vowels)s vowels are needed"),
-    "too_few_consonants": _("%(rack)s: at least %(consonants)s consonants are needed"),
     "rack_valid": _("This rack obeys the vowel/consonant rule: draw it as the round's rack."),
     # Slips.
     "bad_word": _("The word must be letters."),
-    ("bad_word", "empty"): _("No word was written."),
-    ("bad_word", "too_long"): _("%(word)s: a word has at most %(max)s letters."),
-    ("bad_word", "not_letters"): _("%(word)s: only letters may be written (not %(letters)s)."),
-    ("bad_word", "no_tile"): _("%(word)s: no tile for %(letters)s in this set."),
-    "bad_blank_mark": _("%(word)s: a ? marks the one letter after it as a blank (SA?LAD)."),
-    "empty_ref": _("No grid reference was written."),
     "bad_ref": _("A reference is one letter and one number, e.g. H4 or 4H."),
-    ("bad_ref", "no_number"): _("%(ref)s: a reference needs a number (e.g. H4 or 4H)."),
-    ("bad_ref", "no_letter"): _("%(ref)s: a reference needs a letter (e.g. H4 or 4H)."),
-    ("bad_ref", "shape"): _("%(ref)s: a reference is one letter and one number, e.g. H4 or 4H."),
-    ("off_board", "letter"): _("%(ref)s: the letter must be A-%(last)s."),
-    ("off_board", "number"): _("%(ref)s: the number must be 1-%(last)s."),
     "off_board": _("This reference is off the board."),
     "bad_score": _("A score is a whole number from 0 to %(max)s."),
     "bad_key": _("A slip needs a key of 1 to %(max)s characters."),
@@ -149,16 +135,10 @@ def refusal_text(code: str, params: dict | None = None, default: str = "") -> st
     """The refusal ``code`` with its ``params`` in the active language; ``default`` (the service's own
     message) when the code has no text here or its text names a parameter the refusal does not carry."""
     params = params or {}
-    why = params.get("why")
-    template = TEXTS.get((code, why)) if why is not None else None
-    for name in params if template is None else ():  # a text for refusals that carry this param
-        template = template or TEXTS.get((code, "+" + name))
-    if template is None:
-        template = TEXTS.get(code)
-    if template is None:
+    key = text_key(TEXTS, code, params)
+    if key is None:
         return default or code
-    if code in ("too_few_vowels", "too_few_consonants") and "vowels" in params and "consonants" in params:
-        template = _("%(rack)s: at least %(vowels)s vowels and %(consonants)s consonants are needed")
+    template = TEXTS[key]
     shown = {key: ("—" if value in ("", None) and key == "rack" else value) for key, value in params.items()}
     try:
         return str(template) % shown

@@ -22,7 +22,7 @@ from tournaments.versions import notify_game_changed
 
 from .draw import round_compute_tops
 from .logbook import log
-from .paper import paper_players
+from .paper import paper_players, round_slips_complete_if_all_in
 from .roles import act_as, require_head
 from .rounds import end_game, late_message, round_in_play
 from .schedule import schedule_backup
@@ -65,6 +65,7 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
                 Round.objects.filter(pk=current.pk).update(slips_complete=False)
             log(game=game, round=current, action="round_close", actor=actor,
                 after={"top_score": current.top_score, "master": brief(current.master)})
+            round_slips_complete_if_all_in(current)  # every paper player's slip already in: final at once
             if _bag_exhausted(game, current.number + 1):
                 end_game(game, "bag_empty", actor)
         notify_game_changed(game.pk)

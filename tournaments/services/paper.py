@@ -8,7 +8,8 @@ from django.db.models import Max
 
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.limits import TABLE_MAX
-from tournaments.models import Game, Player, Round, Tournament
+from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
+from tournaments.reasons import SLIPS_COMPLETE_AUTO
 from tournaments.versions import notify_game_changed
 
 from .logbook import log
@@ -103,3 +104,33 @@ def round_slips_complete(*, round: Round, actor) -> Round:
             before={"slips_complete": False}, after={"slips_complete": True})
         notify_game_changed(current.game_id)
     return current
+
+
+def paper_slips_missing(round: Round) -> bool:
+    """Whether some player of the round's game who plays on paper (did not join by phone) has handed in
+    nothing entered yet: no slip in the round, nor a late one on record."""
+    paper = Player.objects.in_game(round.game).filter(joined_by_phone=False).values("pk")
+    entered = set(Slip.objects.filter(round_id=round.pk, current=True, player__in=paper)
+                  .values_list("player_id", flat=True))
+    entered |= set(LateSlip.objects.filter(round_id=round.pk, player__in=paper).values_list("player_id", flat=True))
+    return Player.objects.filter(pk__in=paper).exclude(pk__in=entered).exists()
+
+
+def round_slips_complete_if_all_in(round: Round) -> bool:
+    """The closed round's paper slips are complete by themselves once every paper player of the round has a
+    slip (or a late one) entered: marked and logged as the arbitrator's mark is, by the server, with the
+    reason SLIPS_COMPLETE_AUTO. Called inside the transaction that entered a slip, or closed the round.
+    Returns whether it marked the round now; a paper player who handed in nothing leaves it to the
+    arbitrator's button."""
+    with transaction.atomic():
+        current = Round.objects.select_for_update().select_related("game").filter(pk=round.pk).first()
+        if current is None or current.status != Round.Status.CLOSED or current.slips_complete:
+            return False
+        if paper_slips_missing(current):
+            return False
+        current.slips_complete = True
+        current.save(update_fields=["slips_complete"])
+        log(game=current.game, round=current, action="slips_complete", before={"slips_complete": False},
+            after={"slips_complete": True}, reason=SLIPS_COMPLETE_AUTO)
+        notify_game_changed(current.game_id)
+    return True

@@ -21,6 +21,7 @@ from .clock import round_close_if_due
 from .close import judge
 from .incidents import clock_stopped_at
 from .logbook import log
+from .paper import round_slips_complete_if_all_in
 from .roles import act_as, require_arbitrator, require_head
 from .rounds import late_message
 from .setting import setting_of
@@ -320,6 +321,7 @@ def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None,
                         max(arrived, _end_call(round)), actor)
     log(game=round.game, round=round, player=player, action="late_enter", actor=actor,
         after={"word": word, "ref": ref, "claimed": score, "late_by": late.late_by})
+    round_slips_complete_if_all_in(round)  # a late slip is what the player handed in: entered
     return late
 
 
@@ -523,6 +525,7 @@ def slip_add(
         before = {"slip": None, "result": held}
         log(game=round.game, round=locked, slip=slip, player=player, action="slip_add", actor=actor,
             before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result)}, reason=reason_text)
+        round_slips_complete_if_all_in(locked)  # the last paper slip missing: the standings are final
         notify_game_changed(round.game_id)
     return slip
 

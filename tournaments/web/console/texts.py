@@ -34,7 +34,13 @@ def log_reason_text(reason: str) -> str:
     """A reason kept in the log, in the reader's language: the reasons the services and the console write
     by themselves (kept in English, the log's language) are translated; a reason typed by the arbitrator is
     shown as typed."""
-    from tournaments.reasons import CANCEL_REASON, JUDGED_AFTER_CLOSE, PAPER_AFTER_CLOSE, PAPER_CHOICES
+    from tournaments.reasons import (
+        CANCEL_REASON,
+        JUDGED_AFTER_CLOSE,
+        PAPER_AFTER_CLOSE,
+        PAPER_CHOICES,
+        SLIPS_COMPLETE_AUTO,
+    )
 
     own = {
         PAPER_AFTER_CLOSE: _("paper slip handed in before the end call, entered after the close"),
@@ -42,6 +48,7 @@ def log_reason_text(reason: str) -> str:
         PAPER_CHOICES["second"]: _("second slip: paid 0"),
         JUDGED_AFTER_CLOSE: _("arrived before the deadline, served after the close"),
         CANCEL_REASON: _("no play possible: the letters go back into the bag"),
+        SLIPS_COMPLETE_AUTO: _("automatic: every paper player's slip is entered"),
     }
     return own.get(reason, reason)
 
