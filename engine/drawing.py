@@ -24,6 +24,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .refusals import refusal_message
 from .tiles import BLANK_CHAR
 
 # Retrying is only entered when a valid rack is known to exist, so the chance of each draw is
@@ -35,10 +36,10 @@ class RackError(ValueError):
     """codes: ``game_over``, ``bad_letters``, ``wrong_size``, ``missing_kept``, ``not_in_bag``,
     ``too_few_vowels``, ``too_few_consonants``."""
 
-    def __init__(self, code: str, message: str, **params):
-        super().__init__(message)
+    def __init__(self, code: str, **params):
         self.code = code
-        self.message = message
+        self.message = refusal_message(code, params)  # its English text, from engine/refusals.py
+        super().__init__(self.message)
         # What the message names (the rack, the letters at fault, the numbers of the rule), for a page that
         # says the refusal in its own language.
         self.params = params
@@ -139,10 +140,11 @@ def rack_is_valid(rack: str, round_number: int, tileset, rules, available=None) 
     return _meets(rack, minimums, tileset)
 
 
-def _check_letters(text: str, name: str, tileset) -> str:
+def _check_letters(text: str, what: str, tileset) -> str:
+    """``text`` when it is letters of the set and blanks; ``what`` it is: ``kept``, ``bag`` or ``rack``."""
     bad = sorted({ch for ch in text if ch != BLANK_CHAR and not tileset.has_letter(ch)})
     if bad or any(ch.islower() for ch in text):
-        raise RackError("bad_letters", f"{name} {text!r}: letters A-Z and ? (a blank) only", text=text)
+        raise RackError("bad_letters", text=text, why=what)
     return text
 
 
@@ -164,13 +166,12 @@ def draw_rack(bag, kept: str, round_number: int, rng: random.Random, tileset, ru
 
     Raise RackError("game_over") when the letters left cannot make a valid rack.
     """
-    kept = _check_letters(kept or "", "kept letters", tileset)
+    kept = _check_letters(kept or "", "kept", tileset)
     bag = sorted(bag, key=tile_order)
     _check_letters("".join(bag), "bag", tileset)
     minimums = minimums_in_force(bag + list(kept), round_number, tileset, rules)
     if minimums is None:
-        raise RackError("game_over", "the letters left cannot make a valid rack: the game is over",
-                        why="no_valid_rack")
+        raise RackError("game_over", why="no_valid_rack")
     rejected: list[str] = []
     keep = sort_tiles(kept)
     if keep and not _can_complete(keep, bag, rules.rack_size, minimums, tileset):
@@ -188,7 +189,7 @@ def draw_rack(bag, kept: str, round_number: int, rng: random.Random, tileset, ru
         rejected.append("-" + format_rack(keep, "".join(drawn)))
         bag = sorted(bag + list(keep) + drawn, key=tile_order)
         keep = ""
-    raise RackError("game_over", "no valid rack could be drawn", why="no_draw")
+    raise RackError("game_over", why="no_draw")
 
 
 def check_typed_rack(
@@ -199,7 +200,7 @@ def check_typed_rack(
     ``after_rejection``: the previous draw of this round was rejected, so the kept letters went back
     into the bag and the typed rack is a whole new one.
     """
-    kept = _check_letters(kept or "", "kept letters", tileset)
+    kept = _check_letters(kept or "", "kept", tileset)
     bag = sorted(bag, key=tile_order)
     _check_letters("".join(bag), "bag", tileset)
     letters = "".join((typed or "").split()).upper()
@@ -216,38 +217,28 @@ def check_typed_rack(
             min_vowels, min_consonants = minimums
             vowels, consonants, either = _kinds(kept, tileset)
             code = "too_few_consonants" if vowels + either >= min_vowels else "too_few_vowels"
-            raise RackError(code, f"{letters}: the kept letters alone cannot make a rack with {min_vowels} vowels "
-                                  f"and {min_consonants} consonants",
-                            rack=letters, vowels=min_vowels, consonants=min_consonants, kept_alone=True)
+            raise RackError(code, rack=letters, vowels=min_vowels, consonants=min_consonants, why="kept_alone")
     if len(letters) != size:
-        raise RackError("wrong_size", f"{letters or 'the rack'}: the rack must have {size} letters, not {len(letters)}",
-                        rack=letters, size=size, count=len(letters))
+        raise RackError("wrong_size", rack=letters, size=size, count=len(letters),
+                        **({} if letters else {"why": "no_letters"}))
     missing = Counter(kept) - Counter(letters)
     if missing:
-        raise RackError("missing_kept", f"{letters}: the kept letters {sort_tiles(missing.elements())} are missing",
-                        rack=letters, kept=sort_tiles(missing.elements()))
+        raise RackError("missing_kept", rack=letters, kept=sort_tiles(missing.elements()))
     drawn = Counter(letters) - Counter(kept)
     absent = drawn - Counter(bag)
     if absent:
-        raise RackError("not_in_bag", f"{letters}: {sort_tiles(absent.elements())} not in the bag",
-                        rack=letters, letters=sort_tiles(absent.elements()))
+        raise RackError("not_in_bag", rack=letters, letters=sort_tiles(absent.elements()))
     minimums = minimums_in_force(pool, round_number, tileset, rules)
     if minimums is None:
-        raise RackError("game_over", "the letters left cannot make a valid rack: the game is over",
-                        why="no_valid_rack")
+        raise RackError("game_over", why="no_valid_rack")
     if not _meets(letters, minimums, tileset):
         min_vowels, min_consonants = minimums
         vowels, consonants, either = _kinds(letters, tileset)
         if vowels + either >= min_vowels and consonants + either < min_consonants:
-            raise RackError("too_few_consonants", f"{letters}: at least {min_consonants} consonants are needed",
-                            rack=letters, consonants=min_consonants)
+            raise RackError("too_few_consonants", rack=letters, consonants=min_consonants)
         if consonants + either >= min_consonants and vowels + either < min_vowels:
-            raise RackError("too_few_vowels", f"{letters}: at least {min_vowels} vowels are needed",
-                            rack=letters, vowels=min_vowels)
-        raise RackError(
-            "too_few_vowels", f"{letters}: at least {min_vowels} vowels and {min_consonants} consonants are needed",
-            rack=letters, vowels=min_vowels, consonants=min_consonants,
-        )
+            raise RackError("too_few_vowels", rack=letters, vowels=min_vowels)
+        raise RackError("too_few_vowels", rack=letters, vowels=min_vowels, consonants=min_consonants)
     remaining = Counter(bag) - drawn
     new = sort_tiles(drawn.elements())
     keep = sort_tiles(kept)

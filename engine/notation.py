@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from .layout import SIZE
+from .refusals import refusal_message
 
 LABELLINGS = ("rows-letters", "rows-numbers")
 
@@ -30,10 +31,10 @@ _ANY_DIGITS = re.compile(r"[0-9]+")
 class NotationError(ValueError):
     """Text that is not a valid reference or slip word; ``code`` says which way it is wrong."""
 
-    def __init__(self, code: str, message: str, **params):
-        super().__init__(message)
+    def __init__(self, code: str, **params):
         self.code = code
-        self.message = message
+        self.message = refusal_message(code, params)  # its English text, from engine/refusals.py
+        super().__init__(self.message)
         # What the message names (the text at fault, the bound, ``why`` it is wrong), for a page that says
         # the refusal in its own language.
         self.params = params
@@ -70,11 +71,11 @@ def _letter_label(index: int) -> str:
 
 
 def parse_ref(text: str | None, labelling: str = "rows-letters") -> Ref:
-    """Parse a grid reference; raise RefError(code, message) when it names no square."""
+    """Parse a grid reference; raise RefError(code, **params) when it names no square."""
     _check_labelling(labelling)
     compact = "".join((text or "").split()).upper()
     if not compact:
-        raise RefError("empty_ref", "no grid reference was written", ref="")
+        raise RefError("empty_ref", ref="")
     letter_first = _LETTER_FIRST.fullmatch(compact)
     number_first = _NUMBER_FIRST.fullmatch(compact)
     if letter_first:
@@ -82,29 +83,25 @@ def parse_ref(text: str | None, labelling: str = "rows-letters") -> Ref:
     elif number_first:
         number, letter = number_first.group(1), number_first.group(2)
     else:
-        message, params = _why_malformed(compact)
-        raise RefError("bad_ref", message, **params)
+        raise RefError("bad_ref", ref=compact, why=_why_malformed(compact))
     letter_index = ord(letter) - ord("A")
     number_index = int(number) - 1
     if not (0 <= letter_index < SIZE):
-        raise RefError("off_board", f"{compact}: the letter must be A-{_letter_label(SIZE - 1)}", ref=compact,
-                       why="letter", last=_letter_label(SIZE - 1))
+        raise RefError("off_board", ref=compact, why="letter", last=_letter_label(SIZE - 1))
     if not (0 <= number_index < SIZE):
-        raise RefError("off_board", f"{compact}: the number must be 1-{SIZE}", ref=compact, why="number", last=SIZE)
+        raise RefError("off_board", ref=compact, why="number", last=SIZE)
     if labelling == "rows-letters":
         return Ref(row=letter_index, col=number_index, horizontal=bool(letter_first))
     return Ref(row=number_index, col=letter_index, horizontal=bool(number_first))
 
 
-def _why_malformed(compact: str) -> tuple[str, dict]:
-    """The message and the params of a malformed reference."""
-    letters = _ANY_LETTERS.findall(compact)
-    digits = _ANY_DIGITS.findall(compact)
-    if not digits:
-        return f"{compact}: a reference needs a number (e.g. H4 or 4H)", {"ref": compact, "why": "no_number"}
-    if not letters:
-        return f"{compact}: a reference needs a letter (e.g. H4 or 4H)", {"ref": compact, "why": "no_letter"}
-    return f"{compact}: a reference is one letter and one number, e.g. H4 or 4H", {"ref": compact, "why": "shape"}
+def _why_malformed(compact: str) -> str:
+    """Why a reference is malformed: ``no_number``, ``no_letter`` or ``shape``."""
+    if not _ANY_DIGITS.findall(compact):
+        return "no_number"
+    if not _ANY_LETTERS.findall(compact):
+        return "no_letter"
+    return "shape"
 
 
 def format_ref(row: int, col: int, horizontal: bool, labelling: str = "rows-letters") -> str:
@@ -149,24 +146,21 @@ def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
     """The word of a slip: letters only, uppercase a tile, lowercase a blank standing for that letter.
 
     Surrounding spaces are ignored.  With a tile set, every letter must belong to it.
-    Raise WordError("bad_word", message) otherwise.
+    Raise WordError("bad_word", **params) otherwise.
     """
     word = (text or "").strip()
     if not word:
-        raise WordError("bad_word", "no word was written", word="", why="empty")
+        raise WordError("bad_word", word="", why="empty")
     if len(word) > max_length:
-        raise WordError("bad_word", f"{word}: a word has at most {max_length} letters", word=word, why="too_long",
-                        max=max_length)
+        raise WordError("bad_word", word=word, why="too_long", max=max_length)
     bad = sorted({ch for ch in word if not ("A" <= ch <= "Z" or "a" <= ch <= "z")})
     if bad:
         shown = " ".join(repr(ch) for ch in bad)
-        raise WordError("bad_word", f"{word}: only letters may be written (not {shown})", word=word,
-                        why="not_letters", letters=shown)
+        raise WordError("bad_word", word=word, why="not_letters", letters=shown)
     if tileset is not None:
         foreign = sorted({ch.upper() for ch in word if not tileset.has_letter(ch)})
         if foreign:
-            raise WordError("bad_word", f"{word}: no tile for {', '.join(foreign)} in this set", word=word,
-                            why="no_tile", letters=", ".join(foreign))
+            raise WordError("bad_word", word=word, why="no_tile", letters=", ".join(foreign))
     return word
 
 
@@ -190,15 +184,15 @@ def parse_marked_word(text: str | None, tileset=None, max_length: int = SIZE) ->
     for ch in typed:
         if ch == "?":
             if marked:
-                raise WordError("bad_blank_mark", f"{typed}: a ? marks the one letter after it as a blank", word=typed)
+                raise WordError("bad_blank_mark", word=typed)
             marked = True
             continue
         if marked and not ("A" <= ch <= "Z" or "a" <= ch <= "z"):
-            raise WordError("bad_blank_mark", f"{typed}: a ? marks the one letter after it as a blank", word=typed)
+            raise WordError("bad_blank_mark", word=typed)
         out.append(ch.lower() if marked else ch.upper())
         marked = False
     if marked:
-        raise WordError("bad_blank_mark", f"{typed}: a ? marks the one letter after it as a blank", word=typed)
+        raise WordError("bad_blank_mark", word=typed)
     return parse_word("".join(out), tileset, max_length)
 
 

@@ -62,7 +62,7 @@ def test_every_text_reads_in_french():
 
 @pytest.mark.parametrize("code, params, english, french", [
     ("not_in_bag", {"rack": "ZZEIRST", "letters": "ZZ"}, "ZZEIRST: ZZ not in the bag", "ZZEIRST"),
-    ("bad_ref", {"ref": "H", "why": "no_number"}, "H: a reference needs a number (e.g. H4 or 4H).", "il manque"),
+    ("bad_ref", {"ref": "H", "why": "no_number"}, "H: a reference needs a number (e.g. H4 or 4H)", "il manque"),
     ("table_taken", {"table": 4, "name": "Ann"}, "Ann already sits at table 4: choose another table.", "Ann"),
     ("table_taken", {"table": 4}, "Table 4 is taken: choose another table.", "La table 4"),
     ("too_few_vowels", {"rack": "BCDFGHA", "vowels": 2, "consonants": 2},

@@ -37,4 +37,4 @@ def test_the_console_text_comes_from_the_code_and_parameters_not_the_message():
         assert "4" in error_text(shared) and error_text(shared) != "whatever"
     over = Conflict("game_over", "whatever", params={"why": "no_valid_rack"})
     with translation.override("en"):
-        assert error_text(over) == "The letters left cannot make a valid rack: the game is over."
+        assert error_text(over) == "the letters left cannot make a valid rack: the game is over"  # the engine's one text
