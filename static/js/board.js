@@ -8,9 +8,10 @@ function cellAt(table, row, col) {
 }
 
 // Put the letters of `rows` (15 strings, "." empty, lowercase a blank) into the board partial.
-// Squares that were empty before and hold a tile now are marked "fresh" (the master just placed),
-// unless this is the first fill.
-export function fillBoard(table, rows, { blankLabel = "(blank)" } = {}) {
+// `marked`: the squares [row, col] of the last move (the live state's last.placed), marked "fresh" and
+// only they, whatever was marked before (a page open for hours, a master changed): as a reload shows them.
+// Without it, squares that were empty before and hold a tile now are marked (unless this is the first fill).
+export function fillBoard(table, rows, { blankLabel = "(blank)", marked } = {}) {
   if (!table || !Array.isArray(rows)) return [];
   const first = !table.dataset.filled;
   const changed = [];
@@ -52,7 +53,17 @@ export function fillBoard(table, rows, { blankLabel = "(blank)" } = {}) {
     tile.dataset.ch = ch;
   });
   table.dataset.filled = "1";
+  if (Array.isArray(marked)) markSquares(table, marked);
   return changed;
+}
+
+// Exactly the squares [row, col] given that hold a tile are "fresh"; every other square is not.
+function markSquares(table, squares) {
+  const wanted = new Set(squares.map(([r, c]) => `${r},${c}`));
+  table.querySelectorAll("td.sq").forEach((td) => {
+    const on = wanted.has(`${td.dataset.r},${td.dataset.c}`) && !!td.querySelector(".tile");
+    td.classList.toggle("fresh", on);
+  });
 }
 
 // The rack, kept letters first then the new ones (the order the server gives), with tile values.

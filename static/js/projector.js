@@ -52,7 +52,7 @@ function topText(last) {
 
 function render(info) {
   const game = info.game || {};
-  fillBoard($("board"), game.board, { blankLabel: `(${T.blank})` });
+  fillBoard($("board"), game.board, { blankLabel: `(${T.blank})`, marked: (info.last && info.last.placed) || [] });
   $("round-label").textContent = info.round ? fmt(T.round_n, { n: info.round }) : "";
   const inPlay = info.round_status === "drawn" || info.round_status === "open";
   if (inPlay) {

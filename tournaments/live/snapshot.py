@@ -106,6 +106,12 @@ def _scores_signature(game) -> str:
     return hashlib.sha256(snapshot_json(parts).encode()).hexdigest()[:24]
 
 
+def placed_squares(master: dict | None) -> list[list[int]]:
+    """The squares (row, column) where a master move put its tiles: the board's last move, which the phone
+    and the projector mark (nothing when the round had no play)."""
+    return [[row, col] for row, col, *_ in (master or {}).get("tiles", ())]
+
+
 def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
     """The last closed round (tops, master), the standings and each player's own rows: from the cache
     while their signature holds."""
@@ -119,6 +125,7 @@ def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
     if last_closed is not None:
         detail = selectors.round_detail(round=last_closed)
         last = {key: detail.get(key) for key in ("number", "rack", "top_score", "tops", "master")}
+        last["placed"] = placed_squares(last_closed.master)
     rows = [
         {k: row.get(k) for k in ("rank", "player", "name", "table", "total", "diff", "percent")}
         for row in selectors.game_standings(game=game)

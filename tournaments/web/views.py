@@ -46,12 +46,15 @@ def public_url(request: HttpRequest, path: str) -> str:
     return request.build_absolute_uri(path)
 
 
-def board_context(rows: list[str] | None, coordinates: str = "rows-letters") -> dict:
+def board_context(rows: list[str] | None, coordinates: str = "rows-letters", marked=()) -> dict:
     """Context for templates/partials/board.html: labels in the tournament's labelling, premiums, tiles.
 
     ``rows``: 15 strings, row A (top) first, ``.`` empty, uppercase a tile, lowercase a blank.
+    ``marked``: the squares (row, column) of the last move, drawn as new (static/js/board.js's fillBoard
+    marks the same squares when the page follows the game).
     """
     rows = list(rows or ["." * SIZE] * SIZE)
+    marked = {(row, col) for row, col in marked or ()}
     row_labels, column_labels = labels(coordinates)
     grid = []
     for r in range(SIZE):
@@ -66,6 +69,7 @@ def board_context(rows: list[str] | None, coordinates: str = "rows-letters") -> 
                 "centre": (r, c) == CENTRE,
                 "letter": "" if ch == "." else ch.upper(),
                 "blank": ch != "." and ch.islower(),
+                "fresh": ch != "." and (r, c) in marked,
             })
         grid.append({"label": row_labels[r], "cells": cells})
     return {"labelling": coordinates, "columns": list(column_labels), "rows": grid}
@@ -171,7 +175,8 @@ def _page_context(game: Game) -> dict:
         "game": game,
         "tournament": game.tournament,
         "snapshot": snapshot,
-        "board": board_context(state.get("board") or game.board, coordinates),
+        "board": board_context(state.get("board") or game.board, coordinates,
+                               (snapshot.get("last") or {}).get("placed")),
         "config": {
             "game": game.pk,
             "labelling": coordinates,

@@ -85,7 +85,7 @@ export function setupPlay() {
     info = next;
     const game = next.game || {};
     const inPlay = next.round_status === "drawn" || next.round_status === "open";
-    fillBoard($("board"), game.board, { blankLabel: `(${T.blank})` });
+    fillBoard($("board"), game.board, { blankLabel: `(${T.blank})`, marked: (next.last && next.last.placed) || [] });
     if (inPlay) {
       renderRack($("rack"), game.rack || "", { kept: game.kept || "", values: config.values, blankLabel: T.blank, keptLabel: T.kept });
     } else {
