@@ -25,6 +25,7 @@ from django.core.cache import cache
 from engine.board import Board
 from engine.notation import format_ref
 from engine.search import best_plays, score_spread
+from tournaments import selectors
 from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 from tournaments.formats import brief
 from tournaments.models import Game, Player, Result, Round
@@ -186,11 +187,9 @@ def rank_of(score: int, plays: dict) -> int:
 
 
 def found_top(round: Round) -> dict:
-    """How many players found the round's top (were paid the top score), out of the round's results: two
-    counts from the database, no rows."""
-    results = Result.objects.filter(round=round)
-    found = 0 if round.top_score is None else results.filter(paid=round.top_score).count()
-    return {"found": found, "players": results.count()}
+    """How many of the round's players found its top (were paid the top score): ``{"found", "players"}``,
+    as the solutions sheet counts them (tournaments.selectors.found_top says who counts)."""
+    return selectors.found_top(rounds=[round])[round.pk]
 
 
 def _ref(play: dict, labelling: str) -> str:

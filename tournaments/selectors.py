@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.db import connection
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from engine.notation import labels
@@ -256,6 +257,24 @@ def round_counts(*, round: Round) -> dict:
     again at every first slip of a player, a hundred times a second at a festival's deadline)."""
     received = Slip.objects.filter(round=round, current=True).count()
     return {"received": received, "players": Player.objects.in_game(round.game).count()}
+
+
+def found_top(*, rounds) -> dict[int, dict]:
+    """How many players found each closed round's top, out of how many: ``{round id: {"found": N,
+    "players": M}}``, for every round given (one query for them all). The review and the solutions sheet
+    both say it from here.
+
+    M, the round's players: every player of the game at that round, with a slip or without one (no slip, a
+    late slip, a zero all count); not a player who joined the game later (their results of the rounds before
+    read ``absent``). N: of them, those paid the round's top score (none when the round's top is 0 or not
+    known)."""
+    counts = {r.pk: {"found": 0, "players": 0} for r in rounds}
+    rows = (Result.objects.filter(round__in=list(counts)).exclude(reason="absent").values("round_id")
+            .annotate(players=Count("id"),
+                      found=Count("id", filter=Q(round__top_score__gt=0, paid=F("round__top_score")))))
+    for row in rows:
+        counts[row["round_id"]] = {"found": row["found"], "players": row["players"]}
+    return counts
 
 
 def round_progress(*, round: Round) -> dict:

@@ -8,7 +8,7 @@ that the sheets' renderers, which never touch the database, may use it.
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import ngettext, pgettext_lazy
 
 RULESETS = {"fisf": _("FISF competition rules"), "classic": _("Booklet rules")}
 TILESETS = {"english": _("English (100 tiles)"), "french": _("French (102 tiles)")}
@@ -42,3 +42,10 @@ def coordinates_label(code: str) -> str:
 
 def language_label(code: str) -> str:
     return _word(LANGUAGES, code)
+
+
+def found_top_text(found: int, players: int) -> str:
+    """The words "13 of 18 players found the top": how many of the round's players were paid its top (the counts of
+    tournaments.selectors.found_top), the same words on the review and on the solutions sheet."""
+    return ngettext("%(found)s player of %(players)s found the top", "%(found)s of %(players)s players found the top",
+                    found) % {"found": found, "players": players}

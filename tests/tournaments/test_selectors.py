@@ -103,3 +103,68 @@ def test_player_rounds_and_game_record(table):
     assert record["rounds"][0]["master"]["score"] == 78 and record["rounds"][0]["tops"] == 2
     assert record["top_total"] == 78 + second.top_score
     assert record["board"] == game.board and "MELANIC" in game.board[7]
+
+
+def test_found_the_top_is_counted_once_for_the_review_and_the_solutions_sheet(make_game, make_player, arbitrator,
+                                                                            monkeypatch, tmp_path):
+    """A round's players are every player of the game at that round, with a slip or without one (none, a late
+    one, a zero), not one who joined later: the review and the solutions sheet both say "N of M players found
+    the top" from selectors.found_top."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments import review_selectors
+    from tournaments.errors import ServiceError
+    from tournaments.sheets.solutions import render_solutions
+    from tournaments.sheets.solutions_source import solutions_sheet
+
+    from .sheets_support import pdf_text
+
+    game = make_game(round_seconds=60)
+    ann, bob, cid, dee, eve = (make_player(game, name, table=n)[0]
+                               for n, name in enumerate(("Ann", "Bob", "Cid", "Dee", "Eve"), 1))
+    rnd = services.round_start(round=services.round_draw(game=game, rack="ACEILMN"),
+                               now=timezone.now() - timedelta(seconds=61))
+    rnd = services.round_compute_tops(round=rnd)
+    top = rnd.master
+    sent = rnd.deadline - timedelta(seconds=10)
+    services.slip_submit(round=rnd, player=ann, word=top["word"], ref=top["ref"], score=top["score"], key="a",
+                         now=sent)
+    services.slip_submit(round=rnd, player=bob, word=top["word"], ref=top["ref"], score=top["score"], key="b",
+                         now=sent)
+    services.slip_submit(round=rnd, player=eve, word="CLIMANE", ref="H4", score=12, key="e", now=sent)
+    with pytest.raises(ServiceError):  # Dee's top arrives after the end call: kept, read late, paid 0
+        services.slip_submit(round=rnd, player=dee, word=top["word"], ref=top["ref"], score=top["score"], key="d",
+                             now=rnd.deadline + timedelta(seconds=3))
+    rnd.refresh_from_db()
+    assert rnd.status == "closed"
+    make_player(game, "Fay", table=6)  # joins after the round: her result of it reads absent
+    services.game_end(game=game)
+    game.refresh_from_db()
+    reasons = dict(rnd.results.values_list("player__name", "reason"))
+    assert (reasons["Cid"], reasons["Dee"], reasons["Fay"]) == ("no_slip", "late", "absent")
+
+    calls = []
+    counted = selectors.found_top
+
+    def spy(*, rounds):
+        calls.append([r.pk for r in rounds])
+        return counted(rounds=rounds)
+
+    monkeypatch.setattr(selectors, "found_top", spy)
+    assert counted(rounds=[rnd]) == {rnd.pk: {"found": 2, "players": 5}}  # Ann, Bob of the five but Fay
+
+    review = review_selectors.player_review(game, cid, 1)["round"]["found_top"]
+    line = solutions_sheet(game).rounds[0]
+    assert review == {"found": 2, "players": 5} and (line.found_top, line.players) == (2, 5)
+    assert calls == [[rnd.pk], [rnd.pk]]  # each from the one function
+
+    from django.test import Client
+
+    client = Client()
+    client.force_login(arbitrator)
+    body = client.get(f"/games/{game.pk}/review.json", {"player": cid.pk, "round": 1}).json()
+    assert body["round"]["found_top"]["text"] == "2 of 5 players found the top"
+    flat = " ".join(pdf_text(render_solutions(solutions_sheet(game)), tmp_path).split())
+    assert "2 of 5 players found the top" in flat

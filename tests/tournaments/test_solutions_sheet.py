@@ -37,9 +37,10 @@ def _expected(round: Round) -> list:
 
 
 def _found_and_solo(round: Round) -> tuple[int, int, str]:
-    """Players who played the round, those paid the top, and the one paid strictly more than all others."""
+    """The round's players (every player of the game at that round, with a slip or without one: not one who
+    joined later, absent), those paid the top, and the one paid strictly more than all others."""
     results = list(Result.objects.filter(round=round).values_list("player__name", "paid", "reason"))
-    played = [(name, paid) for name, paid, reason in results if reason not in ("no_slip", "absent")]
+    played = [(name, paid) for name, paid, reason in results if reason != "absent"]
     found = sum(1 for _name, paid in played if paid == round.top_score)
     paid = sorted((paid for _name, paid, _reason in results), reverse=True)
     solo = ""
@@ -76,9 +77,7 @@ def _check_rounds(game, text: str, labelling: str, *, found_text, solo_text) -> 
 
 
 def _found_en(found: int, players: int) -> str:
-    if not found:
-        return "nobody found the top"
-    return f"found the top: {found} player{'s' if found > 1 else ''} of {players}"
+    return f"1 player of {players} found the top" if found == 1 else f"{found} of {players} players found the top"
 
 
 def _solo_en(name: str) -> str:
@@ -110,9 +109,9 @@ def test_the_french_sheet_speaks_french_with_its_typography(make_tournament, arb
     assert "Solutions (provisoire)" in text and "Coup 1 · Tirage : AEINRST" in flat and "3 coups" in flat
 
     def found_fr(found: int, players: int) -> str:
-        if not found:
-            return "personne n’a trouvé le top"
-        return f"top trouvé par {found} joueur{'s' if found > 1 else ''} sur {players}"
+        if found > 1:
+            return f"{found} joueurs sur {players} ont trouvé le top"
+        return f"{found} joueur sur {players} a trouvé le top"
 
     def solo_fr(name: str) -> str:
         return f"solo : {name}"

@@ -19,6 +19,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.platypus import Paragraph, Spacer, Table
 
 from tournaments.typography import colon, typeset
+from tournaments.wording import found_top_text
 
 from .data import Header
 from .page import LIGHT, SheetDocument, grid_style, pdf_bytes
@@ -42,8 +43,8 @@ class SolutionRound:
     plays: tuple[SolutionPlay, ...] = ()  # the master first, the other tops, then the next best
     top_score: int | None = None
     tops: int = 0  # how many plays score the top
-    players: int = 0  # players who played the round (a slip, or a paper slip entered)
-    found_top: int = 0  # of them, how many were paid the top
+    players: int = 0  # the round's players: every player of the game at that round, with or without a slip
+    found_top: int = 0  # of them, how many were paid the top (both: tournaments.selectors.found_top)
     solo: str = ""  # the player whose score beat every other's (rules §3.5), if any
     solo_score: int = 0
 
@@ -92,14 +93,7 @@ def _facts(line: SolutionRound) -> list[str]:
         facts.append(ngettext("%(n)s play scores the top", "%(n)s plays score the top", line.tops)
                      % {"n": line.tops})
     if line.players:
-        if line.found_top:
-            facts.append(ngettext(
-                "found the top: %(found)s player of %(players)s",
-                "found the top: %(found)s players of %(players)s",
-                line.found_top,
-            ) % {"found": line.found_top, "players": line.players})
-        else:
-            facts.append(_("nobody found the top"))
+        facts.append(found_top_text(line.found_top, line.players))
     return facts
 
 
@@ -194,11 +188,12 @@ def render_solutions(solutions: Solutions) -> bytes:
         grid = _rounds_grid(solutions.rounds, doc.width)
         if grid is not None:
             story.append(grid)
-        story.append(Paragraph(escape(typeset(_(
+        story.append(Paragraph(escape(typeset(" ".join((_(
             "A lowercase letter is a blank. Rack: kept letters, then the new ones after the +. "
             "Plays are ranked by score; tied plays share a rank. The master is the top placed on the board. "
             "A solo: a player whose score beat every other player's in the round."
-        ))), _NOTE))
+        ), _("Found the top: how many of the round's players were paid the top; a round's players are every "
+             "player of the game at that round, with a slip or without one."))))), _NOTE))
         doc.render(story)
 
     return pdf_bytes(build, solutions.header)

@@ -3,8 +3,9 @@
 Like ``sources`` for the other sheets, the only module of the solutions sheet that knows the models. Per
 closed round: the rack, the best plays (``engine.search.best_plays``: the master first, then the other tied
 tops, then the next best, down to ``ARBITER_SOLUTIONS_PLAYS`` plays in all with every tie at the last score),
-how many players found the top, and the round's solo (rules §3.5, as the standings count it: none below the
-solo threshold or under rules without solos).
+how many of the round's players found the top (``selectors.found_top``, as the review counts them), and the
+round's solo (rules §3.5, as the standings count it: none below the solo threshold or under rules without
+solos).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from engine.board import Board
 from engine.notation import format_ref
 from engine.search import best_plays
 from engine.tally import count_solos, solos_count
+from tournaments import selectors
 from tournaments.models import Game, Player, Result, Round
 from tournaments.selectors import NOT_PLAYED
 from tournaments.services import setting_of
@@ -89,6 +91,7 @@ def solutions_sheet(game: Game) -> Solutions:
     rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
     setting = setting_of(tournament) if rounds else None
     names, results = _players_and_scores(game, rounds)
+    found_tops = selectors.found_top(rounds=rounds)  # who found the top, out of whom: as the review counts
     # Solos count as the standings count them (selectors._game_table): the rules have solos and the game had
     # enough players, those who played at least one round; otherwise no round names a solo.
     played_game = {player for paid in results.values() for player, (_paid, reason) in paid.items()
@@ -101,9 +104,6 @@ def solutions_sheet(game: Game) -> Solutions:
         paid = results[r.pk]
         # Every player of the game, 0 without a result: the round's paid scores as the standings read them.
         scores = {player: paid.get(player, (0, ""))[0] for player in names}
-        played = sum(1 for _paid, reason in paid.values() if reason not in NOT_PLAYED)
-        found = sum(1 for amount, reason in paid.values()
-                    if reason not in NOT_PLAYED and r.top_score and amount == r.top_score)
         solo = next(iter(count_solos([scores])), None) if with_solos else None
         lines.append(SolutionRound(
             number=r.number,
@@ -111,8 +111,8 @@ def solutions_sheet(game: Game) -> Solutions:
             plays=ordered(plays, r.master, labelling),
             top_score=r.top_score,
             tops=len(r.tops) if r.tops else sum(1 for p in plays if p["score"] == r.top_score),
-            players=played,
-            found_top=found,
+            players=found_tops[r.pk]["players"],
+            found_top=found_tops[r.pk]["found"],
             solo=names.get(solo, "") if solo is not None else "",
             solo_score=scores.get(solo, 0) if solo is not None else 0,
         ))

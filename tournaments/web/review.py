@@ -26,6 +26,7 @@ from tournaments.services import role_of
 from tournaments.typography import typeset
 from tournaments.web.language import phone_language
 from tournaments.web.views import board_context, outcome_texts, reason_texts
+from tournaments.wording import found_top_text
 
 
 def refusal_text(error: ServiceError) -> str:
@@ -125,8 +126,7 @@ def review_data(request: HttpRequest, game_id: int) -> JsonResponse:
         if mine["rank"] is not None:
             mine["rank_text"] = ordinal(mine["rank"], language)
         found = body["round"]["found_top"]
-        found["text"] = typeset(ngettext("%(found)s player of %(players)s found the top.",
-                                         "%(found)s of %(players)s players found the top.", found["found"]) % found)
+        found["text"] = typeset(found_top_text(found["found"], found["players"]))
         more, best = body["round"]["tied_more"], body["round"]["best"]
         body["round"]["tied_more_text"] = typeset(ngettext(
             "…and %(n)s more play tied at %(score)s points.", "…and %(n)s more plays tied at %(score)s points.",
