@@ -67,6 +67,9 @@ class ScoresheetRound:
     top_score: int = 0
     total: int = 0  # the player's cumulative paid score after this round
     top_total: int = 0  # cumulative tops after this round
+    # "corrected": the arbitrator corrected the slip or ruled on its result; "late": a late slip admitted
+    # (the venue's fault); "": the slip as handed in.
+    mark: str = ""
 
 
 @dataclass(frozen=True)

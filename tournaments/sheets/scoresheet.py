@@ -32,8 +32,8 @@ _COLUMNS = (
     (pgettext_lazy("sheet column", "Ref."), 26),
     (pgettext_lazy("sheet column", "Claim"), 28),
     (pgettext_lazy("sheet column", "Paid"), 26),
-    (pgettext_lazy("sheet column", "Outcome"), 40),
-    (pgettext_lazy("sheet column", "Reason"), 62),
+    (pgettext_lazy("sheet column", "Outcome"), 44),
+    (pgettext_lazy("sheet column", "Reason"), 73),
     (pgettext_lazy("sheet column", "Top word"), 72),
     (pgettext_lazy("sheet column", "Ref."), 26),
     (pgettext_lazy("sheet column: top score", "Top"), 24),
@@ -45,6 +45,29 @@ _WORD_CHARS = 15
 _TITLE = ParagraphStyle("player", fontName=SANS_BOLD, fontSize=15, leading=18)
 _SUBTITLE = ParagraphStyle("player-facts", fontName=SANS, fontSize=9, leading=12)
 _NOTE = ParagraphStyle("note", fontName=SANS, fontSize=7, leading=9)
+# The reason, whole: wrapped within its column, never cut.
+_REASON = ParagraphStyle("reason", fontName=SANS, fontSize=7, leading=8)
+# A slip's mark beside its reason, and the legend under the rounds.
+MARKS = {"corrected": "*", "late": "\u2020"}
+
+
+def _reason_cell(line: ScoresheetRound) -> Paragraph:
+    text = escape(printable(reason_label(line.reason), SANS))
+    mark = MARKS.get(line.mark)
+    if mark:
+        text = f"{text}\u00a0{mark}" if text else mark  # the mark stays with the last word
+    return Paragraph(typeset(text), _REASON)
+
+
+def _legend(sheet: Scoresheet) -> str:
+    """What the marks of this sheet mean (only those it carries)."""
+    used = {line.mark for line in sheet.rounds}
+    parts = []
+    if "corrected" in used:
+        parts.append(_("%(mark)s corrected by the arbitrator") % {"mark": MARKS["corrected"]})
+    if "late" in used:
+        parts.append(_("%(mark)s late slip admitted (the venue's fault)") % {"mark": MARKS["late"]})
+    return " · ".join(parts)
 
 
 def _round_cells(line: ScoresheetRound) -> list:
@@ -56,7 +79,7 @@ def _round_cells(line: ScoresheetRound) -> list:
         "" if line.claimed is None else str(line.claimed),
         str(line.paid),
         outcome_label(line.outcome),
-        fit(reason_label(line.reason), 58, SANS, 7),
+        _reason_cell(line),
         fit(line.top_word, 70, MONO, 8),
         line.top_ref,
         str(line.top_score),
@@ -144,6 +167,9 @@ def _player_story(sheet: Scoresheet) -> list:
     facts.append(ngettext("%(n)s round", "%(n)s rounds", rounds) % {"n": rounds})
     note = _("A lowercase letter is a blank. Rack: the letters kept from the round before, then the new "
              "ones. Total and Tops are cumulative; solos and warning costs are settled at the end of the game.")
+    legend = _legend(sheet)
+    if legend:
+        note += " " + legend + "."
     if sheet.header.provisional:
         note += " " + _("Provisional: the game is still in play or paper slips are still being entered; the "
                         "figures may change.")

@@ -8,7 +8,7 @@ from django.utils.translation import ngettext, pgettext
 
 from engine import notation
 from tournaments import selectors
-from tournaments.models import Game, Player, Round, Tournament
+from tournaments.models import Game, Player, Result, Round, Tournament
 
 from .data import GameRecord, Header, RecordRound, Scoresheet, ScoresheetRound, StandingRow, Standings
 from .incidents import incident_lines
@@ -122,8 +122,26 @@ def _racks(game: Game) -> dict[int, str]:
     }
 
 
+def _marks(game: Game, player: Player | None = None) -> dict[tuple[int, int], str]:
+    """(player id, round number) -> the scoresheet's mark of that result: "late" for a late slip admitted,
+    "corrected" for a slip the arbitrator corrected or a result they ruled on. A paper slip typed after the
+    close (added, judged as written) is no correction: no mark."""
+    results = Result.objects.filter(round__game=game, round__status=Round.Status.CLOSED)
+    if player is not None:
+        results = results.filter(player=player)
+    marks = {}
+    rows = results.values_list("player_id", "round__number", "corrected", "slip__key", "slip__late")
+    for player_id, number, corrected, key, late in rows:
+        if late is not None:
+            marks[(player_id, number)] = "late"
+        elif corrected and not (key or "").startswith("added:"):
+            marks[(player_id, number)] = "corrected"
+    return marks
+
+
 def _scoresheet(
-    game: Game, player: Player, header: Header, standing: dict | None, players: int, racks: dict[int, str]
+    game: Game, player: Player, header: Header, standing: dict | None, players: int, racks: dict[int, str],
+    marks: dict[tuple[int, int], str],
 ) -> Scoresheet:
     lines = []
     labelling = game.tournament.coordinates
@@ -144,6 +162,7 @@ def _scoresheet(
                 top_score=row.get("top_score") or 0,
                 total=row["total"],
                 top_total=row["top_total"],
+                mark=marks.get((player.pk, row["number"]), ""),
             )
         )
     return Scoresheet(
@@ -164,7 +183,7 @@ def scoresheet_for(game: Game, player: Player) -> Scoresheet:
     standings = selectors.game_standings(game=game)
     standing = next((row for row in standings if row["player"] == player.pk), None)
     return _scoresheet(
-        game, player, header_for(game.tournament, game), standing, len(standings), _racks(game)
+        game, player, header_for(game.tournament, game), standing, len(standings), _racks(game), _marks(game, player)
     )
 
 
@@ -176,7 +195,8 @@ def scoresheets_for(game: Game) -> list[Scoresheet]:
     players = sorted(
         Player.objects.in_game(game), key=lambda p: (p.table is None, p.table or 0, p.name.casefold(), p.pk)
     )
-    return [_scoresheet(game, p, header, standings.get(p.pk), len(standings), racks) for p in players]
+    marks = _marks(game)
+    return [_scoresheet(game, p, header, standings.get(p.pk), len(standings), racks, marks) for p in players]
 
 
 def _in_language(tournament: Tournament, function, *args):
