@@ -11,6 +11,11 @@ RACK_MAX = 7
 REF_MAX = 8  # a grid reference, its spaces collapsed: "1 5 H" is the longest way to write one
 SCORE_MAX = 5000  # far above any real play (the best known is under 2,000)
 SEQ_MAX = 2**53 - 1  # the largest whole number a page's JavaScript holds exactly (time in ms fits)
+# A phone's claimed send time of a slip (sent_ms, ms since the epoch; year 9999 at most, what a time holds).
+SENT_MS_MAX = 253_402_300_799_999
+# A claimed send time later than the slip's arrival by more than this is not a real one (the phone's clock
+# correction is off by half a round trip at most): kept as absent.
+SENT_AHEAD_MAX_SECONDS = 2
 TABLE_MAX = 10000
 TRAINEE_NAME_MAX = 40  # the name a trainee gives their result
 TYPED_RACK_MAX = 40  # a typed rack's characters before its letters are read (blanks, spaces, signs)

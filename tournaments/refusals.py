@@ -46,6 +46,7 @@ TEXTS = {
     "bad_score": _("A score is a whole number from 0 to %(max)s."),
     "bad_key": _("A slip needs a key of 1 to %(max)s characters."),
     "bad_seq": _("The slip's order number is a whole number from 0 to %(max)s."),
+    "bad_sent_ms": _("The slip's send time is a whole number of milliseconds from 0 to %(max)s."),
     "key_reused": _("This entry was already sent with other content: type it again."),
     "stale_slip": _("A newer slip of this player is already held."),
     "slip_replaced": _("This slip was replaced: correct the one that counts."),

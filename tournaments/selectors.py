@@ -6,6 +6,7 @@ of a closed round carries them.
 
 from __future__ import annotations
 
+import builtins
 from datetime import datetime
 from typing import NamedTuple
 
@@ -243,13 +244,24 @@ def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool
         body["late"] = [
             {"id": late.pk, "player": late.player_id, "name": late.player.name, "table": late.player.table,
              "word": late.word, "ref": late.ref, "claimed": late.claimed, "received_at": iso(late.received_at),
-             "late_by": late.late_by, "admitted": late.admitted_id is not None}
+             "late_by": late.late_by, "sent_at": iso(late.sent_at), "sent_before": _sent_before(round, late),
+             "admitted": late.admitted_id is not None}
             for late in round.late_slips.select_related("player").order_by("received_at", "id")
         ]
         body["tops_ready"] = round.tops_ready
         body["no_play"] = round.tops_ready and round.top_score is None
         body["progress"] = round_progress(round=round)
     return body
+
+
+def _sent_before(round: Round, late) -> float | None:
+    """How many seconds before the end call (the deadline, or an earlier close) the phone says it sent the
+    late slip; None when it did not say, or said a time after the end call."""
+    if late.sent_at is None or round.deadline is None:
+        return None
+    end = round.closed_at if round.closed_at is not None and round.closed_at < round.deadline else round.deadline
+    seconds = (end - late.sent_at).total_seconds()
+    return builtins.round(seconds, 3) if seconds > 0 else None
 
 
 def round_counts(*, round: Round) -> dict:

@@ -22,12 +22,12 @@ from django.conf import settings
 from django.db import OperationalError, close_old_connections, connections
 from django.http.request import split_domain_port, validate_host
 
-from tournaments.limits import REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX, WORD_MAX
+from tournaments.limits import REF_MAX, SCORE_MAX, SENT_MS_MAX, SEQ_MAX, SLIP_KEY_MAX, WORD_MAX
 
 logger = logging.getLogger(__name__)
 
 PATH = re.compile(r"/api/games/(\d{1,18})/rounds/(\d{1,9})/slips")
-FIELDS = {"word", "ref", "score", "key", "seq"}
+FIELDS = {"word", "ref", "score", "key", "seq", "sent_ms"}
 WORD = re.compile(r"[A-Za-z]+")
 HEADERS = [
     (b"content-type", b"application/json"),
@@ -149,6 +149,8 @@ def _valid(data: dict) -> bool:
         return False
     if data.get("score") is not None and not _whole(data["score"], 0, SCORE_MAX):
         return False
+    if data.get("sent_ms") is not None and not _whole(data["sent_ms"], 0, SENT_MS_MAX):
+        return False
     return data.get("seq") is None or _whole(data["seq"], 0, SEQ_MAX)
 
 
@@ -219,6 +221,7 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
         slip, created = services.slip_submit(
             round=round, player=player, word=data["word"], ref=ref, score=data.get("score"), key=data["key"],
             seq=data.get("seq"), now=received_at(SimpleNamespace(scope={"arbiter.received_at": arrived})),
+            sent_ms=data.get("sent_ms"),
         )
     except StaleSlip as stale:
         fields = {**stale.fields, "slip": slip_body(stale.held)}

@@ -29,6 +29,7 @@ from tournaments.limits import (
     REASON_MAX,
     REF_MAX,
     SCORE_MAX,
+    SENT_MS_MAX,
     SERIES_MAX,
     SLIP_KEY_MAX,
     TABLE_MAX,
@@ -238,11 +239,13 @@ class RulesField(serializers.Field):
 ERROR_FIELDS_SCHEMA = {
     "type": "object",
     "description": "Per field, what is wrong with it (a list of messages). Some codes carry values: "
-                   "too_soon: seconds (the wait, an integer); round_closed: late_by (seconds, a number); "
-                   "stale_slip: slip (the slip the server holds).",
+                   "too_soon: seconds (the wait, an integer); round_closed: late_by (seconds, a number) and, "
+                   "when the phone said when it sent the slip (sent_ms) and that was before the end call, "
+                   "sent_before (seconds, a number); stale_slip: slip (the slip the server holds).",
     "properties": {
         "seconds": {"type": "integer"},
         "late_by": {"type": "number"},
+        "sent_before": {"type": "number"},
         "slip": {"$ref": "#/components/schemas/Slip"},
     },
     "additionalProperties": {"type": "array", "items": {"type": "string"}},
@@ -402,6 +405,13 @@ class SlipSubmitSerializer(SlipFieldsMixin):
         help_text="The order in which the device made its slips (e.g. its time in milliseconds); compared only "
         "between slips of the same player and round. A new key with a lower seq than the held slip's is "
         "refused with 409 stale_slip (error.fields.slip: the slip held). Absent: no order, as before.",
+    )
+    sent_ms = StrictIntegerField(
+        required=False, allow_null=True, min_value=0, max_value=SENT_MS_MAX, default=None,
+        help_text="When the phone sent the slip, in ms since the epoch on its server-corrected clock (a retry "
+        "keeps it). Only information, never what decides: a slip refused as late (409 round_closed) keeps it "
+        "for the arbitrator (sent_at, and error.fields.sent_before) when plausible: not before the round "
+        "started, not after the arrival by more than SENT_AHEAD_MAX_SECONDS; else it is kept as absent.",
     )
     player = StrictIntegerField(
         required=False, min_value=1, help_text="Arbitrator entering a paper slip: the player's id."
@@ -629,6 +639,7 @@ class LateSlipSerializer(serializers.Serializer):
     score = serializers.IntegerField(source="claimed", allow_null=True)
     received_at = IsoDateTimeField()
     late_by = serializers.FloatField(help_text="Seconds after the end call.")
+    sent_at = IsoDateTimeField(allow_null=True, help_text="When the phone says it sent it (sent_ms), or null.")
     admitted = serializers.IntegerField(source="admitted_id", allow_null=True,
                                         help_text="The slip it became once admitted.")
 
@@ -672,6 +683,10 @@ class LateRowSerializer(BodySerializer):
     claimed = serializers.IntegerField(allow_null=True)
     received_at = IsoDateTimeField()
     late_by = serializers.FloatField()
+    sent_at = IsoDateTimeField(allow_null=True, help_text="When the phone says it sent the slip, or null: "
+                               "information only, never what decides.")
+    sent_before = serializers.FloatField(allow_null=True, help_text="Seconds before the end call it was sent, "
+                                         "by the phone's word (sent_at), or null.")
     admitted = serializers.BooleanField()
 
 

@@ -462,7 +462,7 @@ class SlipsView(ApiView):
                     raise ServiceError("invalid", "A slip needs a key.", fields={"key": ["This field is required."]})
                 slip, created = services.slip_submit(
                     round=round, player=player, word=data["word"], ref=ref, score=data.get("score"),
-                    key=data["key"], seq=data.get("seq"), now=received_at(request),
+                    key=data["key"], seq=data.get("seq"), now=received_at(request), sent_ms=data.get("sent_ms"),
                 )
         except StaleSlip as stale:
             # The page shows what the server holds: the held slip, as a 200/201 would have answered it.

@@ -5,14 +5,22 @@ from __future__ import annotations
 import copy
 import json
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from engine.notation import canonical_ref
 from tournaments.errors import Conflict, NotFound, ServiceError, input_refused
-from tournaments.limits import MESSAGE_MAX, REF_MAX, SCORE_MAX, SEQ_MAX, SLIP_KEY_MAX
+from tournaments.limits import (
+    MESSAGE_MAX,
+    REF_MAX,
+    SCORE_MAX,
+    SENT_AHEAD_MAX_SECONDS,
+    SENT_MS_MAX,
+    SEQ_MAX,
+    SLIP_KEY_MAX,
+)
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.reasons import JUDGED_AFTER_CLOSE, PAPER_AFTER_CLOSE, PAPER_CHOICES
 from tournaments.versions import notify_game_changed, notify_progress
@@ -80,7 +88,7 @@ def _check_player(round: Round, player) -> Player:
 def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the call
     *, round: Round, player: Player, word: str, ref: str | None, score: int | None, key: str,
     now: datetime | None = None, entered_by=None, seq: int | None = None, several: bool = False,
-    reason: str = "", ask_second: bool = False,
+    reason: str = "", ask_second: bool = False, sent_ms: int | None = None,
 ) -> tuple[Slip, bool]:
     """Hand in a slip; return (slip, created). The same key again returns the first slip unchanged; a new
     key replaces the player's earlier slip (kept, linked).
@@ -103,6 +111,11 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
 
     While the arbitrator has paused the clock, a slip that arrived after the pause is refused with 409
     ``paused`` (the phone sends it again once the clock runs).
+
+    ``sent_ms``: when the phone says it sent the slip (ms since the epoch on its server-corrected clock).
+    Only information, never what decides: the arrival does. A whole number out of 0..SENT_MS_MAX is refused
+    (400 ``bad_sent_ms``); a late slip keeps it as ``sent_at`` when it is plausible (see _claimed_sent_at),
+    and the 409 ``round_closed`` then carries ``sent_before``, the seconds it was sent before the end call.
     """
     now = now or timezone.now()  # the time received, before any wait for the round's lock
     if "game" not in round._state.fields_cache or "tournament" not in round.game._state.fields_cache:
@@ -115,6 +128,10 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= SEQ_MAX):
         raise ServiceError("bad_seq", f"seq is a whole number from 0 to {SEQ_MAX}", fields={"seq": ["out of range"]},
                            params={"max": SEQ_MAX})
+    if sent_ms is not None and (isinstance(sent_ms, bool) or not isinstance(sent_ms, int)
+                                or not 0 <= sent_ms <= SENT_MS_MAX):
+        raise ServiceError("bad_sent_ms", f"sent_ms is a whole number of milliseconds from 0 to {SENT_MS_MAX}",
+                           fields={"sent_ms": ["out of range"]}, params={"max": SENT_MS_MAX})
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
@@ -122,9 +139,27 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
         return _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several, reason, ask_second)
     except _Late as late:
         # Refused, and kept on record (once per key), never judged: the player's result reads late.
-        recorded = _record_late(late.round, player, word, ref, score, key, seq, now, entered_by)
+        recorded = _record_late(late.round, player, word, ref, score, key, seq, now, entered_by,
+                                _claimed_sent_at(late.round, sent_ms, now))
+        fields = {"late_by": recorded.late_by}
+        if recorded.sent_at is not None and recorded.sent_at < _end_call(late.round):
+            fields["sent_before"] = _seconds((_end_call(late.round) - recorded.sent_at).total_seconds())
         raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed",
-                       fields={"late_by": recorded.late_by}, params={"late_by": recorded.late_by}) from None
+                       fields=fields, params={"late_by": recorded.late_by}) from None
+
+
+def _claimed_sent_at(round: Round, sent_ms: int | None, arrived: datetime) -> datetime | None:
+    """The phone's claimed send time as a time, or None when it is not plausible: before the round started,
+    or after the slip arrived by more than the phone's clock correction can be off (SENT_AHEAD_MAX_SECONDS).
+    An implausible claim is kept as absent, not refused: the slip is judged on its arrival anyway."""
+    if sent_ms is None:
+        return None
+    sent = datetime.fromtimestamp(sent_ms / 1000, tz=arrived.tzinfo or timezone.get_current_timezone())
+    slack = timedelta(seconds=SENT_AHEAD_MAX_SECONDS)
+    started = round.started_at
+    if started is None or sent < started - slack or sent > arrived + slack:
+        return None
+    return min(sent, arrived)
 
 
 def paper_player(*, game: Game, player: int | None = None, table: int | None = None) -> Player:
@@ -275,14 +310,16 @@ def _end_call(round: Round):
     return round.deadline
 
 
-def _record_late(round: Round, player: Player, word, ref, score, key, seq, arrived, entered_by=None) -> LateSlip:
-    """Keep a late slip on record (once per key) and make the player's result read late."""
+def _record_late(round: Round, player: Player, word, ref, score, key, seq, arrived, entered_by=None,  # noqa: PLR0913 - a late slip's fields
+                 sent_at: datetime | None = None) -> LateSlip:
+    """Keep a late slip on record (once per key: the first attempt's times) and make the player's result
+    read late. ``sent_at``: when the phone says it sent it (plausible, or None)."""
     late_by = _seconds((arrived - _end_call(round)).total_seconds())
     with transaction.atomic():
         late, _ = LateSlip.objects.get_or_create(
             round_id=round.pk, player=player, key=key,
             defaults={"word": word, "ref": ref, "claimed": score, "seq": seq, "received_at": arrived,
-                      "late_by": late_by,
+                      "late_by": late_by, "sent_at": sent_at,
                       "entered_by": entered_by if getattr(entered_by, "is_authenticated", False) else None},
         )
         if _mark_result_late(round, player):
