@@ -47,7 +47,8 @@ const countdown = startCountdown($("countdown"), {
 function topText(last) {
   const count = (last.tops || []).length;
   if (last.top_score === null || last.top_score === undefined) return T.no_play;
-  return `${T.top} ${count > 1 ? fmt(T.tied, { n: last.top_score, count }) : fmt(T.top_score, { n: last.top_score })}`;
+  const points = count > 1 ? fmt(T.tied, { n: last.top_score, count }) : fmt(T.top_score, { n: last.top_score });
+  return fmt(T.top_line, { points });
 }
 
 function render(info) {
@@ -60,9 +61,13 @@ function render(info) {
     $("rejected").textContent = (game.rejected || []).join("  ");
   } else {
     $("rack").textContent = "";
-    $("rejected").textContent = info.status === "over" ? T.over : "";
+    $("rejected").textContent = "";
   }
-  if (info.round_status !== "open") {
+  if (info.status === "over") {
+    // The end: the standings are the news (final once every paper slip is in, until then the game is over).
+    $("call").textContent = info.provisional ? T.over : T.final;
+    document.body.classList.remove("call-30");
+  } else if (info.round_status !== "open") {
     $("call").textContent = info.round_status === "closed" ? T.closed : "";
     document.body.classList.remove("call-30");
   } else if ($("call").textContent === T.closed) {

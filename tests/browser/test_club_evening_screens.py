@@ -125,3 +125,78 @@ def test_only_the_last_master_move_is_marked_live_after_a_master_change_and_a_re
         assert not page.errors, page.errors
     _shot(projector, "marks-projector-reloaded")
     _shot(phone, "marks-phone-reloaded")
+
+
+def test_the_end_of_the_game_on_the_projector_and_the_phone(new_page, make_game, make_player):
+    from tournaments import services
+    from tournaments.models import Round
+    from tournaments.versions import notify_game_changed
+
+    game = make_game(seed=5)
+    ann, token = make_player(game, "Ann", table=1)
+    make_player(game, "Bob", table=2)
+    # Ann hands in the master of round 1 and nothing in round 2: her total is the first top alone.
+    tops = []
+    for number in (1, 2):
+        for _ in range(4):
+            round_ = services.round_start(round=services.round_draw(game=game))
+            round_ = services.round_compute_tops(round=round_)
+            round_ = Round.objects.get(pk=round_.pk)
+            if round_.top_score is None:
+                services.round_close(round=round_)
+                continue
+            if number == 1:
+                master = round_.master
+                services.slip_submit(round=round_, player=ann, word=master["word"], ref=master["ref"],
+                                     score=master["score"], key="ann-1")
+            services.round_close(round=round_)
+            tops.append(round_.top_score)
+            break
+    assert len(tops) == 2
+    total, sum_tops = tops[0], sum(tops)
+
+    projector = new_page("projector")
+    projector.goto(f"/projector/{game.screen_key}")
+    phone = new_page("phone")
+    phone.set_viewport_size({"width": 360, "height": 780})
+    phone.goto(f"/games/{game.pk}/play#token={token}")
+    projector.wait_for_selector("#last:not([hidden])")
+    # The round's top beside its master says what it is; the standings' column what it measures.
+    assert projector.locator("#last-top").inner_text() == f"Top: {tops[1]} points"
+    headers = projector.locator("#standings thead th").all_inner_texts()
+    assert [h.replace("\n", " ") for h in headers] == ["Rank", "Player", "Total", "Behind the sum of tops"]
+    assert projector.locator("#call").inner_text() == "Round closed"
+
+    # The arbitrator ends the game; Bob's paper slips may still come: the game is over, not yet final.
+    services.game_end(game=game)
+    wait_for(lambda: projector.locator("#call").inner_text() == "The game is over")
+    assert projector.locator("#rejected").inner_text() == ""
+    # Every slip entered: the headline is the final standings.
+    Round.objects.filter(game=game).update(slips_complete=True)
+    notify_game_changed(game.pk)
+    wait_for(lambda: projector.locator("#call").inner_text() == "Final standings")
+    _shot(projector, "end-projector")
+    m = projector.evaluate("""() => ({
+      call: parseFloat(getComputedStyle(document.getElementById('call')).fontSize),
+      scroll: document.documentElement.scrollHeight, inner: innerHeight})""")
+    assert m["scroll"] == m["inner"], m  # the end still fits the screen
+    assert not projector.errors, projector.errors
+
+    # The phone: the player's whole game against the sum of the tops, the review linked, training not yet.
+    percent = f"{100 * total / sum_tops:.1f}%"
+    final = phone.locator("#final-result")
+    final.wait_for(state="visible")
+    wait_for(lambda: final.inner_text() == f"Your game: {total} points of {sum_tops}, {percent} of the top")
+    review = phone.locator("#review-link a").first
+    assert review.is_visible() and review.get_attribute("href") == f"/games/{game.pk}/review"
+    assert phone.locator("#training-link").is_hidden()
+    # The arbitrator opens the game to the club's players: the link to train on it appears, live.
+    services.training_set(game=game, value="members")
+    phone.locator("#training-link").wait_for(state="visible", timeout=10000)
+    assert phone.locator("#training-link").get_attribute("href") == f"/games/{game.pk}/train"
+    phone.locator("#results").scroll_into_view_if_needed()
+    _shot(phone, "end-phone")
+    phone.locator("#training-link").click()
+    phone.wait_for_url(f"**/games/{game.pk}/train")
+    assert phone.locator("#board").count() == 1
+    assert not phone.errors, phone.errors

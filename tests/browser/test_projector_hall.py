@@ -114,7 +114,7 @@ def _check_fits(page, size: str, players: int, phase: str) -> dict:
     assert m["scrollHeight"] == m["innerHeight"] and m["bodyHeight"] <= m["innerHeight"], (where, m)
     assert m["scrollWidth"] == m["innerWidth"], (where, m)
     assert m["languageButtons"] == 0 and m["lang"] == "fr", where
-    assert m["headers"] == ["Rang", "Joueur", "Total", "Écart au top"], (where, m["headers"])
+    assert m["headers"] == ["Rang", "Joueur", "Total", "Écart à la somme des tops"], (where, m["headers"])
     rows = m["rows"]
     assert rows, where
     for row in rows:  # every line shown is whole, inside the standings and the window

@@ -86,6 +86,9 @@ def build_snapshot(game_id: int) -> dict | None:
         # The last closed round still waits for paper slips: its standings may change (rounds closed in
         # number order, so the last closed round is the one read above).
         "provisional": last_closed is not None and not last_closed.slips_complete,
+        # The game over and open to training (for everyone, or the club's players, whom a phone's player
+        # is): the phone links to it.
+        "training_open": game.status == Game.Status.OVER and game.training != Game.Training.CLOSED,
         **incidents_shown(game, current),
     }
 

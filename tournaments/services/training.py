@@ -20,6 +20,7 @@ from tournaments.training_selectors import (
     training_round,
     training_rounds,
 )
+from tournaments.versions import notify_game_changed
 
 from .logbook import log
 from .roles import act_as, require_head
@@ -40,6 +41,7 @@ def training_set(*, game: Game, value: str, actor=None) -> Game:
         Game.objects.filter(pk=game.pk).update(training=value)
         game.training = value
         log(game=game, action="training_set", actor=actor, before={"training": before}, after={"training": value})
+        notify_game_changed(game.pk)  # the players' phones link to the training once it opens
     return game
 
 

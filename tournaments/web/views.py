@@ -152,6 +152,8 @@ def phone_texts() -> dict[str, str]:
         "table": _("table %(n)s"),
         "slips": _("Slips received: %(received)s / %(players)s"),
         "closed_form": _("The round is closed: no slip can be handed in or changed."),
+        # The game over, on the phone: the player's total, the sum of the tops and the percentage.
+        "final_result": _("Your game: %(total)s points of %(tops)s, %(percent)s of the top"),
     }
 
 
@@ -271,8 +273,12 @@ def projector_texts() -> dict[str, str]:
         "rank": _("Rank"),
         "player": _("Player"),
         "total": _("Total"),
-        "from_top": _("From the top"),
+        "from_top": _("Behind the sum of tops"),
         "page": _("Page %(n)s / %(count)s"),
+        # The headline once the game is over, its standings final (paper slips all entered).
+        "final": _("Final standings"),
+        # The round's top beside its master: "Top: 44 points", never mistaken for the standings' column.
+        "top_line": _("Top: %(points)s"),
         "provisional": _("Provisional: paper slips are still being entered"),
     }
 

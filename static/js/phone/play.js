@@ -102,6 +102,8 @@ export function setupPlay() {
     results.follow(next);
     // The review opens on the rounds the game has moved past, and on every round at the end.
     $("review-link").hidden = !(next.status === "over" || (next.round > 1 && next.round_status === "closed"));
+    // Training on this game, once it is over and the arbitrator opened it (a phone's player is a member).
+    $("training-link").hidden = !(next.status === "over" && next.training_open);
   }
 
   onChange(info);

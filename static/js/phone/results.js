@@ -1,7 +1,7 @@
 // After the close: the round's top, the master, the player's own result, and the standings.
 //
 // createResults({config, gameId, player, live}) -> {follow(info)}; live(): the game's current state.
-import { $, fmt, showPlay } from "../common.js";
+import { $, fmt, formatPercent, showPlay } from "../common.js";
 import { wordElement } from "../board.js";
 import { playerHeaders } from "./store.js";
 
@@ -29,6 +29,7 @@ export function createResults({ config, gameId, player, live }) {
         const info = live();
         showResults(info.last, mine.result);
         showStandings(info.standings || [], mine.standing);
+        showFinal(info, mine.standing);
       } catch {
         // Offline: the next change asks again.
       }
@@ -93,6 +94,17 @@ export function createResults({ config, gameId, player, live }) {
     if (provisional) provisional.hidden = !live().provisional;
   }
 
+  // The game over: the player's total against the sum of the tops (total - diff), as a percentage.
+  function showFinal(info, standing) {
+    const line = $("final-result");
+    const shown = info.status === "over" && !!standing;
+    line.hidden = !shown;
+    if (!shown) return;
+    line.textContent = fmt(T.final_result, {
+      total: standing.total, tops: standing.total - standing.diff, percent: formatPercent(standing.percent),
+    });
+  }
+
   // A new state of the game. During a round the slip comes first; once it is closed, the results of the
   // last round. The top, the master and the standings change only with a close, a new master or a
   // correction: only then is the player's own line asked again.
@@ -101,6 +113,7 @@ export function createResults({ config, gameId, player, live }) {
     if (shown) $("results").hidden = inPlay;
     showResults(info.last, mine && mine.result);
     showStandings(info.standings || [], mine && mine.standing);
+    showFinal(info, mine && mine.standing);
     const scores = JSON.stringify([info.last, info.standings]);
     if (info.last && player && scores !== lastScores) loadMine(lastScores === null ? 0 : Math.random() * 1500);
     lastScores = scores;
