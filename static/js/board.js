@@ -91,6 +91,7 @@ export function renderRack(el, rack, { kept = "", values = {}, blankLabel = "bla
         sub.setAttribute("aria-hidden", "true");
         sub.textContent = v;
         li.appendChild(sub);
+        li.classList.add("valued");
       }
     }
     if (i < keptCount && keptLabel) li.title = keptLabel;

@@ -200,3 +200,66 @@ def test_the_end_of_the_game_on_the_projector_and_the_phone(new_page, make_game,
     phone.wait_for_url(f"**/games/{game.pk}/train")
     assert phone.locator("#board").count() == 1
     assert not phone.errors, phone.errors
+
+
+# Each rack tile with a value: the ink of its letter and of its value (the glyphs' own bounds, from the
+# canvas's text metrics at the element's font, placed on the element's text box), and the tile's box.
+TILE_INK = """() => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  function ink(node) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const box = range.getBoundingClientRect();
+    const cs = getComputedStyle(node.parentElement);
+    ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const m = ctx.measureText(node.textContent);
+    const baseline = box.top + m.fontBoundingBoxAscent;
+    return {left: box.left - m.actualBoundingBoxLeft, right: box.left + m.actualBoundingBoxRight,
+            top: baseline - m.actualBoundingBoxAscent, bottom: baseline + m.actualBoundingBoxDescent};
+  }
+  return Array.from(document.querySelectorAll('#rack li.rtile')).filter((li) => li.querySelector('sub')).map((li) => {
+    const sub = li.querySelector('sub');
+    const tile = li.getBoundingClientRect();
+    return {letter: li.firstChild.textContent, value: sub.textContent, ink: ink(li.firstChild),
+            valueInk: ink(sub.firstChild),
+            tile: {left: tile.left, right: tile.right, top: tile.top, bottom: tile.bottom}};
+  });
+}"""
+
+
+def _apart(a: dict, b: dict) -> bool:
+    """Two boxes that share no point (touching edges allowed)."""
+    return a["right"] <= b["left"] or b["right"] <= a["left"] or a["bottom"] <= b["top"] or b["bottom"] <= a["top"]
+
+
+def _inside(inner: dict, outer: dict) -> bool:
+    return (outer["left"] <= inner["left"] and inner["right"] <= outer["right"]
+            and outer["top"] <= inner["top"] and inner["bottom"] <= outer["bottom"])
+
+
+@pytest.mark.parametrize("screen, viewport", [
+    ("phone", {"width": 360, "height": 740}),
+    ("projector", {"width": 1920, "height": 1080}),
+    ("projector", {"width": 1280, "height": 720}),
+])
+def test_a_two_digit_tile_value_never_covers_its_letter(screen, viewport, new_page, make_game, make_player):
+    from tournaments import services
+
+    # French tiles: K, W, X, Y and Z are worth 10 (W the widest letter), A and E 1.
+    game = make_game(seed=3, tileset="french", language="fr")
+    _player, token = make_player(game, "Zoé", table=1)
+    services.round_draw(game=game, rack="AEKWXYZ")
+    page = new_page(screen)
+    page.set_viewport_size(viewport)
+    page.goto(f"/projector/{game.screen_key}" if screen == "projector" else f"/games/{game.pk}/play#token={token}")
+    page.wait_for_selector("#rack li.rtile sub")
+    tiles = page.evaluate(TILE_INK)
+    assert sorted((t["letter"], t["value"]) for t in tiles) == [
+        ("A", "1"), ("E", "1"), ("K", "10"), ("W", "10"), ("X", "10"), ("Y", "10"), ("Z", "10")]
+    for tile in tiles:
+        where = (screen, viewport["width"], tile)
+        assert _apart(tile["ink"], tile["valueInk"]), where
+        assert _inside(tile["ink"], tile["tile"]) and _inside(tile["valueInk"], tile["tile"]), where
+    _shot(page, f"tile-values-{screen}-{viewport['width']}")
+    page.locator("#rack").screenshot(path=str(SHOTS / f"tile-values-rack-{screen}-{viewport['width']}.png"))
+    assert not page.errors, page.errors
