@@ -14,7 +14,9 @@ Under preset ``fisf`` the table of §4 applies, switched by the rules:
   − ``rules.penalty``, or 0 when that leaves ``rules.penalty_floor`` or less.
 - ``rules.first_round_best_placement``: in round 1, on the empty board, the reference is optional
   and the word is paid the best score it can make horizontally across the centre with the rack.
-  A reference that names another placement costs nothing (reason ``first_round_best``).
+  A reference that names another placement costs nothing (reason ``first_round_best``); with a score
+  written that is not the best placement's (often the score of the placement written), the warning for
+  the score says so: reason ``first_round_best_wrong_score``, the play paid being the best placement.
 
 With all three off (preset ``classic``) a slip is paid its real score at the written reference if the
 play is legal, else 0.
@@ -57,6 +59,8 @@ REASON_MESSAGES = {
     "reversed_ref": "the reference was reversed",
     "wrong_ref": "the reference is wrong but the score claimed is reachable by the word",
     "first_round_best": "first round: paid the best placement of the word",
+    "first_round_best_wrong_score": "first round: paid the best placement of the word, whose score was not the "
+                                    "one written",
     "blank_not_marked": "a blank was not marked",
     "stray_blank_mark": "a letter the rack holds was marked as a blank",
     "invalid_word": "a word formed is not in the lexicon",
@@ -334,6 +338,10 @@ def _pay(play, slip, rules, warnings: list[str], labelling: str, reason_if_ok: s
         notes.append(_score_note(play, slip))
     if warnings:
         reason = min(warnings, key=_WARNING_ORDER.index)
+        if reason == "wrong_score" and reason_if_ok == "first_round_best":
+            # Round 1, another placement named: the score is checked against the best placement, paid.
+            reason = "first_round_best_wrong_score"
+            notes.insert(0, REASON_MESSAGES["first_round_best"])
         return Judgement(play.score, "warning", reason, f"{where} {play.score}: " + "; ".join(notes), play)
     message = f"{where} {play.score}"
     if reason_if_ok != "ok":

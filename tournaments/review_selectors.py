@@ -233,7 +233,7 @@ def round_review(round: Round, player: Player, setting=None) -> dict:
         "slip": None if slip is None else {"word": slip.word, "ref": slip.ref, "claimed": slip.claimed},
         "result": None if result is None else {
             "paid": result.paid, "outcome": result.outcome, "reason": result.reason, "message": result.message,
-            "corrected": result.corrected,
+            "placement": result.placement, "corrected": result.corrected,
         },
         "top_score": round.top_score,
         "tops": [brief(top) for top in round.tops],

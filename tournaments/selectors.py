@@ -186,6 +186,7 @@ def _result_row(result: Result, top_score: int | None) -> dict:
         "outcome": result.outcome,
         "reason": result.reason,
         "message": result.message,
+        "placement": result.placement,
         "top": top_score is not None and result.paid == top_score,
         "corrected": result.corrected,
     }
@@ -193,7 +194,7 @@ def _result_row(result: Result, top_score: int | None) -> dict:
 
 def _result_values(row: tuple, top_score: int | None) -> dict:
     """_result_row from a values_list row of round_detail."""
-    player, name, table, word, ref, claimed, slip_id, paid, outcome, reason, message, corrected = row
+    player, name, table, word, ref, claimed, slip_id, paid, outcome, reason, message, placement, corrected = row
     has_slip = slip_id is not None
     return {
         "player": player,
@@ -206,6 +207,7 @@ def _result_values(row: tuple, top_score: int | None) -> dict:
         "outcome": outcome,
         "reason": reason,
         "message": message,
+        "placement": placement,
         "top": top_score is not None and paid == top_score,
         "corrected": corrected,
     }
@@ -235,7 +237,8 @@ def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool
         # Plain rows (a festival's round has a thousand): what _result_row reads, nothing more.
         rows = (Result.objects.filter(round=round).order_by("player_id")
                 .values_list("player_id", "player__name", "player__table", "slip__word", "slip__ref",
-                             "slip__claimed", "slip_id", "paid", "outcome", "reason", "message", "corrected"))
+                             "slip__claimed", "slip_id", "paid", "outcome", "reason", "message", "placement",
+                             "corrected"))
         body["results"] = [_result_values(row, round.top_score) for row in rows]
     if player is not None:
         slip = Slip.objects.filter(round=round, player=player, current=True).first()
@@ -487,6 +490,7 @@ def player_rounds(*, game: Game, player: Player) -> list[dict]:
             "outcome": result.outcome if result else "zero",
             "reason": result.reason if result else "absent",
             "message": result.message if result else "",
+            "placement": result.placement if result else "",
             "top": brief(r.master),
             "top_score": r.top_score,
             "total": total,

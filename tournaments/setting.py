@@ -101,3 +101,12 @@ def judge(setting: Setting, round: Round, slip: Slip | None, board=None):
         setting.rules,
         labelling=setting.labelling,
     )
+
+
+def placement(setting: Setting, judgement) -> str:
+    """The reference of the placement a judgement paid (``H4``), in the tournament's labelling; "" when it
+    placed nothing (a zero)."""
+    from engine.notation import format_ref
+
+    play = getattr(judgement, "play", None)
+    return format_ref(play.row, play.col, play.horizontal, setting.labelling) if play is not None else ""

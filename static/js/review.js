@@ -4,6 +4,7 @@
 import { fillBoard, renderRack, wordElement } from "./board.js";
 import { $, errorMessage, fmt, formatPercent, readJson, showPlay, typeset } from "./common.js";
 import { loadPlayer, playerHeaders } from "./phone/store.js";
+import { reasonText } from "./reasons.js";
 
 const SWIPE_PX = 50; // a horizontal swipe at least this long turns the page
 
@@ -73,7 +74,7 @@ function showResult(r) {
     const why = document.createElement("span");
     why.className = "reason";
     why.dataset.reason = r.result.reason;
-    why.textContent = typeset(config.reasons[r.result.reason] || r.result.message || r.result.reason);
+    why.textContent = reasonText(config.reasons, r.result, r.slip && r.slip.word);
     result.append(head, document.createElement("br"), why);
     if (r.result.corrected) result.append(` (${T.corrected})`);
   }

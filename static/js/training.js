@@ -6,6 +6,7 @@ import { formatSeconds } from "./clock.js";
 import { $, errorMessage, fmt, formatPercent, readJson, say, typeset } from "./common.js";
 import { formatRef } from "./notation.js";
 import { loadPlayer, playerHeaders } from "./phone/store.js";
+import { reasonText } from "./reasons.js";
 
 const C = readJson("train-config");
 const T = C.text;
@@ -89,7 +90,7 @@ function showVerdict(v) {
   if (v.word) {
     mine.append(wordElement(v.word, { blankLabel: T.blank }), ` ${v.ref || ""} · `);
   }
-  const reason = C.reasons[v.reason] || v.message;
+  const reason = reasonText(C.reasons, v, v.word);
   mine.append(`${fmt(T.paid, { n: v.paid })} (${C.outcomes[v.outcome] || v.outcome}) — ${typeset(reason)}`);
   const tops = $("verdict-tops");
   tops.textContent = "";

@@ -223,8 +223,16 @@ def test_first_round_another_reference_costs_nothing(lexicon, ref):
 
 
 def test_first_round_wrong_score_is_a_warning(lexicon):
+    # Another placement named (H8, with its own score, 18): paid as the best placement, H4, and the warning
+    # says so (reason first_round_best_wrong_score, the play paid being H4).
     j = first(lexicon, "AEHNORS", "HORNS", "H8", 18)
-    assert (j.paid, j.outcome, j.reason) == (24, "warning", "wrong_score")
+    assert (j.paid, j.outcome, j.reason) == (24, "warning", "first_round_best_wrong_score")
+    assert (j.play.row, j.play.col, j.play.horizontal) == (7, 3, True)
+    assert j.message == "HORNS H4 24: first round: paid the best placement of the word; 18 claimed, real score 24"
+    # The best placement named, or none: the score alone was wrong.
+    for ref in ("H4", None):
+        j = first(lexicon, "AEHNORS", "HORNS", ref, 18)
+        assert (j.paid, j.outcome, j.reason) == (24, "warning", "wrong_score")
 
 
 def test_first_round_blank_not_marked(lexicon):

@@ -661,6 +661,10 @@ class ResultRowSerializer(BodySerializer):
     outcome = serializers.ChoiceField(choices=["ok", "warning", "penalty", "zero"])
     reason = serializers.CharField()
     message = serializers.CharField(allow_blank=True)
+    placement = serializers.CharField(
+        allow_blank=True, required=False,
+        help_text="The reference of the placement paid (round 1: the word's best placement, whatever the slip "
+                  "named); \"\" when nothing was placed.")
     top = serializers.BooleanField(help_text="The player scored the top.")
     corrected = serializers.BooleanField(help_text="The arbitrator corrected the result.")
 

@@ -26,7 +26,7 @@ from .paper import paper_players, round_slips_complete_if_all_in
 from .roles import act_as, require_head
 from .rounds import end_game, late_message, round_in_play
 from .schedule import schedule_backup
-from .setting import judge, play_from_dict, setting_of, sorted_letters, tiles_left
+from .setting import judge, placement, play_from_dict, setting_of, sorted_letters, tiles_left
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +127,8 @@ def _judge_all(game: Game, round: Round) -> None:
             judgement = judged[content] = judge(setting, round, slip, board=board)
         results.append(
             Result(round=round, player=player, slip=slip, paid=judgement.paid, outcome=judgement.outcome,
-                   reason=judgement.reason, message=judgement.message[:MESSAGE_MAX])
+                   reason=judgement.reason, message=judgement.message[:MESSAGE_MAX],
+                   placement=placement(setting, judgement))
         )
     Result.objects.bulk_create(results)
 

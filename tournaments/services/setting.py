@@ -4,6 +4,7 @@ which both import it) holds the setting, the plays as stored rows and the judgem
 from tournaments.setting import (
     Setting,
     judge,
+    placement,
     play_from_dict,
     play_to_dict,
     setting_of,
@@ -11,4 +12,4 @@ from tournaments.setting import (
     tiles_left,
 )
 
-__all__ = ["judge", "play_from_dict", "play_to_dict", "Setting", "setting_of", "sorted_letters", "tiles_left"]
+__all__ = ["judge", "placement", "play_from_dict", "play_to_dict", "Setting", "setting_of", "sorted_letters", "tiles_left"]

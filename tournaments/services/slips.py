@@ -32,7 +32,7 @@ from .logbook import log
 from .paper import round_slips_complete_if_all_in
 from .roles import act_as, require_arbitrator, require_head
 from .rounds import late_message
-from .setting import setting_of
+from .setting import placement, setting_of
 
 
 class StaleSlip(Conflict):
@@ -476,7 +476,7 @@ def _write_result(setting, round: Round, player: Player, slip: Slip, corrected: 
     before = _result_dict(result)
     judgement = judge(setting, round, slip)
     fields = {"slip": slip, "paid": judgement.paid, "outcome": judgement.outcome, "reason": judgement.reason,
-              "message": judgement.message[:MESSAGE_MAX]}
+              "message": judgement.message[:MESSAGE_MAX], "placement": placement(setting, judgement)}
     if corrected is not None:
         fields["corrected"] = corrected
     if result is None:

@@ -24,7 +24,7 @@ from tournaments.versions import notify_game_changed
 
 from .logbook import log
 from .roles import act_as, require_head
-from .setting import setting_of
+from .setting import placement, setting_of
 
 TRAINING_CHOICES = tuple(Game.Training.values)
 
@@ -68,6 +68,7 @@ def training_judge(*, game: Game, number: int, word: str, ref: str, score: int |
         "outcome": judgement.outcome,
         "reason": judgement.reason,
         "message": judgement.message,
+        "placement": placement(setting, judgement),
         "top_score": round.top_score,
         "is_top": judgement.paid == round.top_score,
         "tops": [{"word": t["word"], "ref": t["ref"], "score": t["score"]} for t in round.tops],

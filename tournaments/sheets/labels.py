@@ -11,6 +11,7 @@ REASONS = {
     "reversed_ref": _("reversed ref."),
     "wrong_ref": _("wrong ref."),
     "first_round_best": _("first round"),
+    "first_round_best_wrong_score": _("first round, wrong score"),
     "blank_not_marked": _("blank not marked"),
     "stray_blank_mark": _("stray blank mark"),
     "invalid_word": _("invalid word"),

@@ -83,6 +83,9 @@ def reason_texts() -> dict[str, str]:
         "reversed_ref": _("The reference was reversed (across/down): paid, with a warning."),
         "wrong_ref": _("The reference was wrong, but the score is reachable by that word: penalty."),
         "first_round_best": _("First round: paid the best score this word can make."),
+        # %(word)s %(placement)s: the word written and the placement paid (static/js/reasons.js fills them in).
+        "first_round_best_wrong_score": _("First round: paid as %(word)s %(placement)s, the best placement of the "
+                                          "word; the score written was not its score: a warning."),
         "blank_not_marked": _("A blank was not marked: paid the lowest reading, with a warning."),
         "stray_blank_mark": _("A letter of the rack was marked as a blank: paid as the real tile, with a warning."),
         "invalid_word": _("A word formed is not in the word list."),
@@ -96,6 +99,16 @@ def reason_texts() -> dict[str, str]:
         "late": _("The slip arrived after the end of the round."),
         "several_slips": _("Two different slips were handed in: paid 0."),
     }
+
+
+def reason_text(reason: str, word: str | None, placement: str, message: str = "",
+                reasons: dict[str, str] | None = None) -> str:
+    """A result's reason in the reader's language (``reason_texts``), with the play it names filled in: the
+    word written and the placement paid; the result's own message for a reason without a text."""
+    text = (reasons if reasons is not None else reason_texts()).get(reason)
+    if text is None:
+        return message or reason
+    return text % {"word": word or "", "placement": placement or ""} if "%(" in text else text
 
 
 def outcome_texts() -> dict[str, str]:

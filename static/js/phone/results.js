@@ -4,6 +4,7 @@
 import { $, fmt, formatPercent, showPlay } from "../common.js";
 import { wordElement } from "../board.js";
 import { playerHeaders } from "./store.js";
+import { reasonText } from "../reasons.js";
 
 export function createResults({ config, gameId, player, live }) {
   const T = config.text;
@@ -49,7 +50,7 @@ export function createResults({ config, gameId, player, live }) {
     box.textContent = "";
     if (result && result.round === last.number) {
       const outcome = config.outcomes[result.outcome] || result.outcome;
-      const reason = config.reasons[result.reason] || result.message || result.reason;
+      const reason = reasonText(config.reasons, result, result.word);
       const head = document.createElement("strong");
       head.textContent = `${fmt(T.paid, { n: result.paid })} — ${outcome}`;
       head.className = result.outcome === "ok" ? "status-ok" : result.outcome === "warning" ? "status-warn" : "status-bad";

@@ -45,7 +45,7 @@ def panel_context(game: Game) -> dict:
         "state": state,
         "round": round,
         "detail": detail,
-        "round_status_text": round_status_text(status),
+        "round_status_text": round_status_text(status, round.cancel_reason if round is not None else ""),
         "game_status_text": game_status_text(game.status),
         "kept_tiles": list(round.kept) if round else [],
         "drawn_tiles": list(round.drawn) if round else [],

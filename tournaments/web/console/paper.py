@@ -15,7 +15,7 @@ from engine.notation import WordError, parse_marked_word
 from tournaments import selectors, services
 from tournaments.errors import ServiceError, input_refused
 from tournaments.models import Game, Player, Result, Round, Slip
-from tournaments.web.views import reason_texts
+from tournaments.web.views import reason_text, reason_texts
 
 from . import queries
 from .access import arbitrator_required, report_error
@@ -47,7 +47,8 @@ def entry_row(slip: Slip, result: Result | None, labelling: str, reasons: dict |
     }
     if result is not None:
         row.update(paid=result.paid, outcome=result.outcome, outcome_text=outcome_text(result.outcome),
-                   reason=result.reason, reason_text=reasons.get(result.reason, result.message or result.reason))
+                   reason=result.reason,
+                   reason_text=reason_text(result.reason, slip.word, result.placement, result.message, reasons))
     return row
 
 
@@ -79,7 +80,7 @@ def page_state(game: Game, round: Round | None) -> dict:
     return {
         "round": round.number,
         "status": round.status,
-        "status_text": round_status_text(round.status),
+        "status_text": round_status_text(round.status, round.cancel_reason),
         "rack": round.rack,
         "board": list(round.board),
         "labelling": game.tournament.coordinates,

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from tournaments import selectors
 from tournaments.models import Round
 from tournaments.web.forms import CorrectionForm
-from tournaments.web.views import board_context, reason_texts
+from tournaments.web.views import board_context, reason_text, reason_texts
 
 from . import queries
 from .access import arbitrator_required
@@ -22,7 +22,7 @@ def rounds_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
     record = selectors.game_record(game=game)
     for row in record["rounds"]:
-        row["status_text"] = round_status_text(row["status"])
+        row["status_text"] = round_status_text(row["status"], row.get("cancel_reason") or "")
     return render(request, "console/rounds.html", {
         "section": "tournaments", "tab": "rounds", "game": game, "record": record,
         "breadcrumbs": game_breadcrumbs(game, (_("Rounds"), None)),
@@ -47,7 +47,7 @@ def round_page(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
             # A slip the arbitrator added for a player who had none (services.slip_add keys it "added:").
             "added": slip is not None and slip.key.startswith("added:"),
             "outcome_text": outcome_text(row["outcome"]),
-            "reason_text": reasons.get(row["reason"], row["message"] or row["reason"]),
+            "reason_text": reason_text(row["reason"], row["word"], row["placement"], row["message"], reasons),
         })
     results.sort(key=lambda r: (-r["paid"], r["table"] or 0, r["name"]))
     master = detail["master"] or {}
@@ -57,7 +57,7 @@ def round_page(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     is_last = not later.exists()
     return render(request, "console/round.html", {
         "section": "tournaments", "tab": "rounds", "game": game, "round": round, "detail": detail,
-        "round_status_text": round_status_text(round.status),
+        "round_status_text": round_status_text(round.status, round.cancel_reason),
         "results": results, "tops": tops, "can_choose_master": closed and is_last and len(tops) > 1, "has_next": not is_last,
         "log": _with_reason_texts(queries.corrections(round)),
         "correction_form": CorrectionForm(),

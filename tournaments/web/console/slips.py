@@ -38,7 +38,7 @@ def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "tab": "slips",
         "game": game,
         "round": round,
-        "round_status_text": round_status_text(round.status if round else None),
+        "round_status_text": round_status_text(round.status if round else None, round.cancel_reason if round else ""),
         "accepting": round is not None and round.status in (Round.Status.OPEN, Round.Status.CLOSED),
         "after_close": round is not None and round.status == Round.Status.CLOSED,
         "progress": progress,

@@ -13,7 +13,11 @@ if TYPE_CHECKING:
     from tournaments.models import Game
 
 
-def round_status_text(status: str | None) -> str:
+def round_status_text(status: str | None, cancel_reason: str = "") -> str:
+    """A round's status in words; a round the arbitrator cancelled says why, as they wrote it (a round
+    cancelled by itself, when no play was possible, has no reason of its own)."""
+    if status == "cancelled" and cancel_reason:
+        return _("Cancelled: %(reason)s") % {"reason": cancel_reason}
     return {
         "drawn": _("Rack drawn: the clock has not started"),
         "open": _("Open: slips are being handed in"),
