@@ -14,6 +14,7 @@ from tournaments.errors import ServiceError
 from tournaments.models import Result, Round
 from tournaments.refusals import error_text
 from tournaments.services import slip_text
+from tournaments.typography import elided
 from tournaments.web.forms import CorrectionForm, SlipEntryForm
 
 from . import paper, queries
@@ -144,8 +145,8 @@ def slip_correct(request: HttpRequest, game_id: int, slip_id: int) -> HttpRespon
         except ServiceError as error:
             report_error(request, error)
         else:
-            messages.success(request, _("Slip of %(name)s corrected: %(slip)s.") % {
-                "name": slip.player.name, "slip": slip_text(corrected)})
+            messages.success(request, elided(_("Slip of %(name)s corrected: %(slip)s.") % {
+                "name": slip.player.name, "slip": slip_text(corrected)}, slip.player.name))
     return redirect("console-round", game_id=game.pk, number=slip.round.number)
 
 
@@ -171,8 +172,8 @@ def slip_add(request: HttpRequest, game_id: int, number: int, player_id: int) ->
         except ServiceError as error:
             report_error(request, error)
         else:
-            messages.success(request, _("Slip of %(name)s added: %(slip)s.") % {
-                "name": player.name, "slip": slip_text(added)})
+            messages.success(request, elided(_("Slip of %(name)s added: %(slip)s.") % {
+                "name": player.name, "slip": slip_text(added)}, player.name))
     return redirect("console-round", game_id=game.pk, number=round.number)
 
 
@@ -194,6 +195,6 @@ def late_admit(request: HttpRequest, game_id: int, number: int, late_id: int) ->
     except ServiceError as error:
         report_error(request, error)
     else:
-        messages.success(request, _("Late slip of %(name)s admitted: %(slip)s.") % {
-            "name": late.player.name, "slip": slip_text(admitted)})
+        messages.success(request, elided(_("Late slip of %(name)s admitted: %(slip)s.") % {
+            "name": late.player.name, "slip": slip_text(admitted)}, late.player.name))
     return redirect("console-round", game_id=game.pk, number=round.number)
