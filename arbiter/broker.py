@@ -44,6 +44,9 @@ class Channel(filesystem.Channel):
 
 class Transport(filesystem.Transport):
     Channel = Channel
+    # A folder has no host: without a default host of its own, kombu warns at each connection that "No
+    # hostname was supplied" and reverts to localhost, which this transport never uses.
+    default_connection_params = {}
 
 
 TRANSPORT_ALIASES.setdefault(ALIAS, f"{__name__}:Transport")

@@ -1,9 +1,12 @@
 """The Celery application: configuration comes from Django settings (CELERY_* names)."""
 
 import os
+import signal
+import warnings
 
 import click
 from celery import Celery, bootsteps, signals
+from celery.exceptions import SecurityWarning
 
 from . import broker  # noqa: F401 - registers the embedded broker's transport (arbiterfs://)
 
@@ -36,6 +39,42 @@ app.user_options["worker"].add(click.Option(
     ["--beat-thread"], is_flag=True, default=False,
     help="run the beat scheduler in a thread of this worker (no process of its own)"))
 app.steps["worker"].add(ThreadedBeat)
+
+
+class LeaveCtrlCToTheLauncher(bootsteps.StartStopStep):
+    """``worker --launched``: the worker the launcher starts (rundemo) ignores Ctrl-C. In a terminal Ctrl-C
+    reaches every process of the foreground group, the worker too, which would begin its own warm shutdown
+    (and its messages) while the launcher stops it anyway, with SIGTERM. Started after celery's own
+    handlers are installed (Worker.on_start), before the consumer, which runs until the end."""
+
+    label = "Ctrl-C left to the launcher"
+    conditional = True
+
+    def __init__(self, w, launched=False, **kwargs):
+        self.enabled = bool(launched)
+        super().__init__(w, **kwargs)
+
+    def start(self, w):
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except ValueError:  # not the main thread: Ctrl-C stays celery's
+            pass
+
+
+app.user_options["worker"].add(click.Option(
+    ["--launched"], is_flag=True, default=False,
+    help="started by the launcher (make run, arbiter run): Ctrl-C is the launcher's, which stops this worker; "
+         "no warning about running as the superuser"))
+app.steps["worker"].add(LeaveCtrlCToTheLauncher)
+
+
+@signals.celeryd_init.connect
+def quiet_when_launched(options=None, **_):
+    """The launcher's worker does not warn that it runs as the superuser (a laptop whose user is root, a
+    container): the launcher serves the same account's web server in its own process without such a
+    warning. A worker started by hand, or compose's, still warns."""
+    if (options or {}).get("launched"):
+        warnings.filterwarnings("ignore", category=SecurityWarning)
 
 
 def prepare_broker_folders() -> None:

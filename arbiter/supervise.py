@@ -34,6 +34,8 @@ class Supervised:
         self.restart_at: float | None = None
         self.restarts = 0
         self.stopped = False
+        self.terminated = False  # terminate() sent (once: celery takes a second signal for a harder stop)
+        self.terminated_at = 0.0
 
     def start(self) -> subprocess.Popen:
         self.process = subprocess.Popen(self.command, env=self.env, **self.popen)
@@ -63,16 +65,27 @@ class Supervised:
         self.restart_at = now + self.delay
         self.delay = min(self.delay * 2, self.max_delay)
 
+    def stop_soon(self) -> None:
+        """Ask the child to stop (``terminate()``) without waiting, and restart it no more: what a signal
+        handler may call. ``stop()`` then waits for it."""
+        self.stopped = True
+        process = self.process
+        if process is not None and process.poll() is None and not self.terminated:
+            self.terminated, self.terminated_at = True, time.monotonic()
+            process.terminate()
+
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the child (``terminate()``: SIGTERM on POSIX, TerminateProcess on Windows; ``kill()`` after
-        ``timeout``) and restart it no more."""
+        """Stop the child (``terminate()``: SIGTERM on POSIX, TerminateProcess on Windows; ``kill()``
+        ``timeout`` seconds after the terminate(), this call's or stop_soon()'s) and restart it no more."""
         self.stopped = True
         process = self.process
         if process is None or process.poll() is not None:
             return
-        process.terminate()
+        if not self.terminated:
+            self.terminated, self.terminated_at = True, time.monotonic()
+            process.terminate()
         try:
-            process.wait(timeout=timeout)
+            process.wait(timeout=max(0.0, self.terminated_at + timeout - time.monotonic()))
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -18,6 +18,7 @@ SENT_MS_MAX = 253_402_300_799_999
 SENT_AHEAD_MAX_SECONDS = 2
 TABLE_MAX = 10000
 TRAINEE_NAME_MAX = 40  # the name a trainee gives their result
+TRAINEE_KEY_MAX = 40  # the key a training visitor's browser keeps in its cookie (``a`` and 24 hex digits)
 TYPED_RACK_MAX = 40  # a typed rack's characters before its letters are read (blanks, spaces, signs)
 REASON_MAX = 500  # an arbitrator's reason, kept in the log and the game record
 LATE_REASON_MAX = 300  # the reason a late slip is admitted

@@ -98,6 +98,10 @@ TEXTS = {
     "training_bad_proof": _("A verdict was not given by this server."),
     "training_unfinished": _("Every round must be played first (rounds %(rounds)s)."),
     "training_bad_link": _("This result link is not valid."),
+    "training_not_counted": _("Only the first verdict of a round counts: round(s) %(rounds)s hold only "
+                              "practice tries."),
+    "training_other_trainee": _("These verdicts are of different trainings: the first verdicts of one "
+                                "training count."),
     "invalid_training": _("Training is one of %(choices)s."),
     # A player's review of a game (tournaments/review_selectors.py).
     "review_not_authenticated": _("Open this page on the phone you played with, or from the arbitrator's "

@@ -23,6 +23,7 @@ from tournaments.names import clean_name
 
 VERDICT_SALT = "tournaments.training.verdict"
 RESULT_SALT = "tournaments.training.result"
+TRAINEE_SALT = "tournaments.training.trainee"  # the cookie a visitor's browser is known by (web/training.py)
 NAME_MAX = TRAINEE_NAME_MAX
 
 

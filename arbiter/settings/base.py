@@ -134,6 +134,9 @@ CELERY_TASK_SOFT_TIME_LIMIT = 100
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# The beat (a thread of the launcher's worker) looks at its schedule at least every second, so that it stops
+# within a second of being asked (it sleeps until its next task, 5 s for the sweep, otherwise).
+CELERY_BEAT_MAX_LOOP_INTERVAL = 1
 # The worker writes a heartbeat in the cache every WORKER_HEARTBEAT_SECONDS; /healthz reports the worker
 # silent (503) when its last beat is older than WORKER_SILENT_SECONDS (arbiter/heartbeat.py).
 ARBITER_WORKER_HEARTBEAT_SECONDS = env.get_seconds("WORKER_HEARTBEAT_SECONDS", 15.0)
@@ -143,6 +146,12 @@ CELERY_BEAT_SCHEDULE = {
 }
 # The worker that `arbiter run` and `make run` start: one process, this many threads (rundemo.worker_command).
 ARBITER_WORKER_THREADS = 2
+# Ctrl-C stops the launcher within a few seconds, phones' live streams open or not: the web server gives the
+# requests in flight STOP_GRACE seconds, then ends the rest (the phones' streams, which never end by
+# themselves; the phones reconnect to the next run); the worker, stopped at the same time, is given
+# STOP_WORKER seconds to finish its task, then killed.
+ARBITER_STOP_GRACE_SECONDS = 1
+ARBITER_STOP_WORKER_SECONDS = 1.5
 # Whether a web server process loads the compiled move search as it starts (arbiter/asgi.py); the laptop's
 # launcher turns it off for its web server, whose worker runs the searches.
 ARBITER_WEB_WARMS_SEARCH = True

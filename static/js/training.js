@@ -24,6 +24,17 @@ function load() {
 }
 
 let state = load();
+
+// Only the first verdict of each round counts (the server signs it so): kept apart from the progress, so that
+// starting again keeps them; a later try is practice. {round number: the counted verdict}.
+const FIRSTS_KEY = `training-firsts:${C.game}`;
+let firsts = {};
+try {
+  firsts = JSON.parse(localStorage.getItem(FIRSTS_KEY) || "{}") || {};
+} catch {
+  firsts = {};
+}
+const counted = (v) => (v && firsts[v.round]) || v;
 let timer = null;
 
 function save() {
@@ -54,7 +65,7 @@ async function post(url, body) {
   return data;
 }
 
-const totalOf = (key) => (state ? state.verdicts.reduce((sum, v) => sum + (v ? v[key] : 0), 0) : 0);
+const totalOf = (key) => (state ? state.verdicts.reduce((sum, v) => sum + (v ? counted(v)[key] : 0), 0) : 0);
 
 function showTotals() {
   $("total-mine").textContent = String(totalOf("paid"));
@@ -83,8 +94,10 @@ function showVerdict(v) {
   $("verdict").hidden = false;
   $("verdict").dataset.round = String(v.round);
   $("verdict").dataset.outcome = v.outcome;
-  say($("verdict-title"), v.is_top ? fmt(T.is_top, { n: v.paid }) : fmt(T.not_top, { paid: v.paid, top: v.top_score }),
-    v.is_top ? "ok" : "warn");
+  const title = v.is_top ? fmt(T.is_top, { n: v.paid }) : fmt(T.not_top, { paid: v.paid, top: v.top_score });
+  // A retry of a round: practice, not counted (the first verdict of the round is).
+  $("verdict").dataset.counted = String(v.counted !== false);
+  say($("verdict-title"), v.counted === false ? `${title} · ${T.practice}` : title, v.is_top ? "ok" : "warn");
   const mine = $("verdict-mine");
   mine.textContent = "";
   if (v.word) {
@@ -165,6 +178,10 @@ async function judge(timeUp = false) {
     const verdict = await post(C.judge_url, body);
     stopClock();
     state.verdicts[state.index] = verdict;
+    if (verdict.counted) {
+      firsts[verdict.round] = verdict;
+      localStorage.setItem(FIRSTS_KEY, JSON.stringify(firsts));
+    }
     state.deadline = null;
     save();
     showVerdict(verdict);
@@ -182,7 +199,7 @@ async function finish() {
   $("train-form").hidden = true;
   stopClock();
   if (!state.result) {
-    state.result = await post(C.result_url, { name: state.name, proofs: state.verdicts.map((v) => v.proof) });
+    state.result = await post(C.result_url, { name: state.name, proofs: state.verdicts.map((v) => counted(v).proof) });
     save();
   }
   const r = state.result;

@@ -241,3 +241,88 @@ def test_console_control_on_the_game_page(played_game, arbitrator):
     client.post(f"/console/games/{game.pk}/training/", {"open": "nonsense"})
     game.refresh_from_db()
     assert game.training == "everyone"  # refused, unchanged
+
+
+
+def _result(client, game, proofs, name="x"):
+    return client.post(f"/games/{game.pk}/train/result", {"name": name, "proofs": proofs},
+                       content_type="application/json")
+
+
+def test_the_first_verdict_of_a_round_counts_and_a_retry_is_practice(played_game):
+    """A weak first try, then the top as a retry (the browser known by its cookie): the retry is practice,
+    signed so, and the result counts the weak try; a retry's proof passed off as a counted verdict, or
+    altered, is refused and changes nothing."""
+    game = _open(played_game.game)
+    client = Client()
+    rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
+    master = rounds[0].master
+    first = _judge(client, game, 1, "", "").json()  # no slip: paid 0
+    assert first["counted"] is True and first["paid"] == 0
+    retry = _judge(client, game, 1, master["word"], master["ref"], master["score"]).json()
+    assert retry["is_top"] and retry["counted"] is False  # the top, as practice
+    assert signing.loads(retry["proof"], salt=training.VERDICT_SALT)["c"] == 0
+    others = [_judge(client, game, r.number, "", "").json() for r in rounds[1:]]
+    assert all(v["counted"] for v in others)
+    rest = [v["proof"] for v in others]
+
+    # The retry alone for round 1: refused, it counts for nothing.
+    answer = _result(client, game, [retry["proof"], *rest])
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "training_not_counted"
+    assert answer.json()["error"]["message"] == ("Only the first verdict of a round counts: round(s) 1 hold only "
+                                                 "practice tries.")
+    # The retry's proof altered into a counted one: its signature no longer holds.
+    data = signing.loads(retry["proof"], salt=training.VERDICT_SALT)
+    forged = signing.dumps({**data, "c": 1}, salt=training.VERDICT_SALT, key="not-the-server-key", compress=True)
+    payload, signature = retry["proof"].rsplit(":", 1)
+    for bad in (forged, f"{payload}x:{signature}"):
+        answer = _result(client, game, [bad, *rest])
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "training_bad_proof"
+    # Nothing changed: round 1 judged again is still practice, and the result counts the weak first try.
+    again = _judge(client, game, 1, master["word"], master["ref"], master["score"]).json()
+    assert again["counted"] is False
+    body = _result(client, game, [retry["proof"], first["proof"], again["proof"], *rest], name="Zoé").json()
+    assert (body["total"], body["percent"]) == (0, 0)
+    tops = sum(r.top_score for r in rounds)
+    assert f"0 of {tops} points" in client.get(body["url"]).content.decode()
+
+
+def test_starting_again_keeps_the_first_verdicts(played_game):
+    """The browser's key is a cookie of the game's training, kept when the page starts the training again:
+    every round judged again is practice; another browser is another training, whose verdicts do not mix."""
+    game = _open(played_game.game)
+    rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
+    client = Client()
+    firsts = [_judge(client, game, r.number, "", "").json() for r in rounds]
+    cookie = f"training-trainee-{game.pk}"
+    assert client.cookies[cookie]["path"] == f"/games/{game.pk}/train" and client.cookies[cookie]["httponly"]
+    tops = [_judge(client, game, r.number, r.master["word"], r.master["ref"], r.master["score"]).json()
+            for r in rounds]
+    assert [v["counted"] for v in firsts] == [True] * len(rounds)
+    assert [v["counted"] for v in tops] == [False] * len(rounds)
+    # A browser without the cookie (or with one not signed here) trains afresh: its first verdicts count for it.
+    stranger, forger = Client(), Client()
+    forger.cookies[cookie] = "a0123456789abcdef01234567:forged"
+    for other in (stranger, forger):
+        fresh = _judge(other, game, 1, rounds[0].master["word"], rounds[0].master["ref"],
+                       rounds[0].master["score"]).json()
+        assert fresh["counted"] is True
+        answer = _result(client, game, [fresh["proof"], *[v["proof"] for v in firsts[1:]]])
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "training_other_trainee"
+
+
+def test_a_member_is_known_without_the_cookie(played_game, django_user_model):
+    """A signed-in user, or a player of the club by their token, is known by who they are: a retry from a
+    browser without the cookie stays practice."""
+    game = _open(played_game.game, "members")
+    user = django_user_model.objects.create_user(username="member2", password="pw-member-2")
+    counted = []
+    for _ in range(2):
+        member = Client()
+        member.force_login(user)
+        counted.append(_judge(member, game, 1, "", "").json()["counted"])
+    assert counted == [True, False]
+    header = {"HTTP_AUTHORIZATION": f"Bearer {next(iter(played_game.tokens.values()))}"}
+    judged = [Client().post(f"/games/{game.pk}/train/judge", {"round": 1, "word": "", "ref": ""},
+                            content_type="application/json", **header).json()["counted"] for _ in range(2)]
+    assert judged == [True, False]

@@ -58,7 +58,7 @@ from .slips import (
     slip_submit,
     slip_text,
 )
-from .training import TRAINING_CHOICES, training_judge, training_result, training_set
+from .training import TRAINING_CHOICES, training_judge, training_result, training_set, training_trainee
 
 __all__ = [
     "act_as",
@@ -118,6 +118,7 @@ __all__ = [
     "training_judge",
     "training_result",
     "training_set",
+    "training_trainee",
     "TRAINING_CHOICES",
     "tournament_role",
 ]

@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+import secrets
+import time
+
+from django.conf import settings
 from django.core import signing
+from django.core.cache import cache
 
 from engine.board import Board
 from engine.judging import Slip as EngineSlip
@@ -11,7 +16,8 @@ from engine.judging import judge_slip, zero
 from engine.tally import warning_deduction
 from tournaments import selectors
 from tournaments.errors import ServiceError
-from tournaments.models import Game
+from tournaments.limits import TRAINEE_KEY_MAX
+from tournaments.models import Game, hash_token
 from tournaments.training_selectors import (
     RESULT_SALT,
     VERDICT_SALT,
@@ -20,7 +26,7 @@ from tournaments.training_selectors import (
     training_round,
     training_rounds,
 )
-from tournaments.versions import notify_game_changed
+from tournaments.versions import live_key, notify_game_changed
 
 from .logbook import log
 from .roles import act_as, require_head
@@ -45,9 +51,33 @@ def training_set(*, game: Game, value: str, actor=None) -> Game:
     return game
 
 
-def training_judge(*, game: Game, number: int, word: str, ref: str, score: int | None) -> dict:
+def training_trainee(*, game: Game, user=None, token: str | None = None, known: str | None = None) -> str:
+    """Who trains, as a key: the site's signed-in user (``u``), else the player of the club by their token
+    (``t``, the game open to members), else the visitor ``known`` by the key this server gave their browser
+    (``a``, kept in a signed cookie of the game's training, which starting again does not clear), else a
+    newcomer, with a new key."""
+    if getattr(user, "is_authenticated", False):
+        return f"u{user.pk}"
+    if token and selectors.is_tournament_player(tournament_id=game.tournament_id, token=token):
+        return f"t{hash_token(token)[:32]}"
+    if isinstance(known, str) and known.startswith("a") and 1 < len(known) <= TRAINEE_KEY_MAX:
+        return known
+    return f"a{secrets.token_hex(12)}"
+
+
+def _first_key(game: Game, trainee: str, number: int) -> str:
+    # The game's creation in the key: a game's id that comes back in a recreated database starts afresh.
+    return live_key(game.pk, "training-first", int(game.created_at.timestamp()), trainee, number)
+
+
+def training_judge(*, game: Game, number: int, word: str, ref: str, score: int | None,
+                   trainee: str | None = None) -> dict:
     """Judge one training slip on round ``number`` as the close would (an empty word: no slip), and show the
-    round's tops and master. Nothing is written."""
+    round's tops and master. No row is written.
+
+    The first verdict of a round is the one that counts: the cache keeps, for ``ARBITER_TRAINING_FIRST_SECONDS``,
+    that this ``trainee`` (``training_trainee``; none: a newcomer) was judged on the round; a later try is
+    practice, signed as such in its proof (``c``: 0), which the result does not count."""
     round = training_round(game, number)
     setting = setting_of(game.tournament)
     if not word:
@@ -56,7 +86,10 @@ def training_judge(*, game: Game, number: int, word: str, ref: str, score: int |
         judgement = judge_slip(Board.from_rows(round.board), round.rack, round.number,
                                EngineSlip(word, ref or None, score), setting.lexicon, setting.tileset,
                                setting.rules, labelling=setting.labelling)
-    proof = signing.dumps({"g": game.pk, "r": round.number, "p": judgement.paid, "o": judgement.outcome},
+    key = trainee or training_trainee(game=game)
+    counted = cache.add(_first_key(game, key, round.number), 1, timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
+    proof = signing.dumps({"g": game.pk, "r": round.number, "p": judgement.paid, "o": judgement.outcome,
+                           "k": key, "c": 1 if counted else 0, "at": time.time_ns()},
                           salt=VERDICT_SALT, compress=True)
     master = round.master or {}
     return {
@@ -74,6 +107,7 @@ def training_judge(*, game: Game, number: int, word: str, ref: str, score: int |
         "tops": [{"word": t["word"], "ref": t["ref"], "score": t["score"]} for t in round.tops],
         "master": {"word": master.get("word"), "ref": master.get("ref"), "score": master.get("score")},
         "proof": proof,
+        "counted": counted,  # False: a retry, practice, not counted
     }
 
 
@@ -93,11 +127,33 @@ def _verdicts(game: Game, proofs: list[str]) -> dict[int, dict]:
     return verdicts
 
 
+def _counted_verdicts(game: Game, proofs: list[str], rounds) -> dict[int, dict]:
+    """The verdict that counts of each round: its first, as signed (``c``: 1), the earliest if the proofs
+    hold two. A practice verdict (a retry, ``c``: 0) counts for nothing: a round that has only practice is
+    refused (``training_not_counted``), as are first verdicts of different trainees (``training_other_trainee``:
+    the best first tries of several browsers are not one training). Each proof is checked by ``_verdicts``."""
+    counted: dict[int, dict] = {}
+    practice: set[int] = set()
+    for proof in proofs:
+        ((number, data),) = _verdicts(game, [proof]).items()
+        if data.get("c") != 1:
+            practice.add(number)
+        elif number not in counted or data.get("at", 0) < counted[number].get("at", 0):
+            counted[number] = data
+    if len({data.get("k") for data in counted.values()}) > 1:
+        raise ServiceError("training_other_trainee", fields={"proofs": ["verdicts of different trainings"]})
+    retried = [r.number for r in rounds if r.number not in counted and r.number in practice]
+    if retried:
+        raise ServiceError("training_not_counted", fields={"proofs": ["a practice verdict counts for nothing"]},
+                           params={"rounds": ", ".join(map(str, retried))})
+    return counted
+
+
 def training_result(*, game: Game, name: str, proofs: list[str]) -> dict:
     """The end of a training: the total (paid scores, less the warnings' cost as at the end of a game), the
     percentage of the tops, the rank among the real standings, and a signed token for the shared link."""
     rounds = training_rounds(game)
-    verdicts = _verdicts(game, proofs)
+    verdicts = _counted_verdicts(game, proofs, rounds)
     missing = [r.number for r in rounds if r.number not in verdicts]
     if missing:
         raise ServiceError("training_unfinished", "every round must be played before the result",

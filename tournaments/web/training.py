@@ -9,6 +9,7 @@ that token with each slip.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -84,6 +85,8 @@ def training_texts() -> dict[str, str]:
         "more_tops": _("…and %(n)s more tops"),
         "master": _("Master move"),
         "yours": _("Your slip"),
+        # A retry of a round: only the first verdict of a round counts.
+        "practice": _("practice: not counted"),
     }
 
 
@@ -144,6 +147,11 @@ def training_result_page(request: HttpRequest, game_id: int, token: str) -> Http
     return response
 
 
+# The cookie (``training-trainee-<game id>``, signed) by which a visitor's browser is known from one verdict to
+# the next, when the training starts again too: only a round's first verdict counts (services.training_trainee).
+TRAINEE_COOKIE = "training-trainee-"
+
+
 class JudgeSerializer(serializers.Serializer):
     round = StrictIntegerField(min_value=1, help_text="The round's number.")
     word = StrictCharField(max_length=15, allow_blank=True, trim_whitespace=True,
@@ -178,8 +186,17 @@ class TrainingJudgeView(_TrainingApi):
     def post(self, request, game_id: int):
         game = training.training_game(game_id, *_visitor(request))
         data = valid(JudgeSerializer, request)
-        return Response(services.training_judge(game=game, number=data["round"], word=data["word"],
-                                                ref=data["ref"], score=data["score"]))
+        user, token = _visitor(request)
+        cookie = f"{TRAINEE_COOKIE}{game.pk}"
+        known = request.get_signed_cookie(cookie, default=None, salt=training.TRAINEE_SALT)
+        trainee = services.training_trainee(game=game, user=user, token=token, known=known)
+        response = Response(services.training_judge(game=game, number=data["round"], word=data["word"],
+                                                    ref=data["ref"], score=data["score"], trainee=trainee))
+        if trainee.startswith("a") and trainee != known:  # a visitor's key: their browser keeps it
+            response.set_signed_cookie(cookie, trainee, salt=training.TRAINEE_SALT, path=f"/games/{game.pk}/train",
+                                       max_age=settings.ARBITER_TRAINING_FIRST_SECONDS, httponly=True,
+                                       samesite="Lax", secure=request.is_secure())
+        return response
 
 
 @extend_schema(exclude=True)

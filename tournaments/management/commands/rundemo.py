@@ -15,8 +15,10 @@ setsid, process groups or fork): the same code runs on Windows.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 import ipaddress
+import logging
 import os
 import signal
 import socket
@@ -126,9 +128,47 @@ def worker_command(python: str, schedule: str) -> list[str]:
     a thread of its own (``--beat-thread``, arbiter/celery.py). No fork anywhere: the same command runs on
     Windows, where the prefork pool and celery's beat process do not; and one process with the compiled
     search loaded once weighs a third of a prefork worker's four (README, "A light laptop")."""
-    return [python, "-m", "celery", "-A", "arbiter", "worker", "--pool", "threads",
+    return [python, "-m", "celery", "-A", "arbiter", "--quiet", "worker", "--pool", "threads",
             "--concurrency", str(settings.ARBITER_WORKER_THREADS), "--beat-thread", "--loglevel", "warning",
-            "--schedule", schedule]
+            "--schedule", schedule, "--launched"]
+
+
+def games_in_play(console_url: str) -> list[str]:
+    """The games a restart finds in play (not archived), for the arbitrator to go back to: each with its
+    round and the console's page."""
+    from tournaments.models import Game, Round
+
+    lines = []
+    games = Game.objects.filter(status=Game.Status.PLAYING, archived_at__isnull=True).select_related("tournament")
+    for game in games.order_by("-id")[:5]:
+        current = Round.objects.filter(game=game).current().first()
+        where = f"round {current.number} ({current.status})" if current else "no round yet"
+        lines.append(f"Game in play: {game.tournament.name!r} game {game.number}, {where}: "
+                     f"{console_url}games/{game.pk}/")
+    return lines
+
+
+def _not_a_stopped_stream(record) -> bool:
+    """Once stopping, the requests the web server ends (the phones' streams, after the grace) are not
+    errors: neither uvicorn's count of them nor each one's cancellation is printed."""
+    if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+        return False
+    return not str(record.msg).startswith("Cancel %s running task(s)")
+
+
+def launcher_server(config, on_exit):
+    """uvicorn's server, which also tells the launcher at once when Ctrl-C (or SIGTERM) asks it to stop: the
+    worker is stopped at the same time as the web server, not after it."""
+    import uvicorn
+
+    class LauncherServer(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            if not self.should_exit:
+                logging.getLogger("uvicorn.error").addFilter(_not_a_stopped_stream)
+                on_exit()
+            super().handle_exit(sig, frame)
+
+    return LauncherServer(config)
 
 
 class Command(BaseCommand):
@@ -162,7 +202,7 @@ class Command(BaseCommand):
         if not (fixed_password and account):
             account = ensure_arbitrator(console_url=console_url, fixed_password_allowed=fixed_password) + [
                 line for line in account if not line.startswith("Demo arbitrator:")]
-        for line in account:
+        for line in account + games_in_play(console_url):
             self.stdout.write(line)
 
     def handle(self, *args, host, port, no_demo, language="en", prepare_only=False, console_url="", **options):
@@ -208,13 +248,19 @@ class Command(BaseCommand):
 
         # The worker skips Django's system checks (the migrations above ran them): they import every page, view
         # and sheet (the URLconf), 45 MiB a worker that runs tasks never needs.
+        # Its standard output (celery's banner and shutdown messages) is not the arbitrator's: only its log
+        # (warnings and errors, on its standard error) is shown.
         worker = Supervised(worker_command(sys.executable, str(settings.DATA_DIR / "celerybeat-schedule")),
                             env={**os.environ, "CELERY_SKIP_CHECKS": "1"},
-                            log=lambda line: self.stderr.write(self.style.WARNING(line)))
-        server = uvicorn.Server(uvicorn.Config(
+                            log=lambda line: self.stderr.write(self.style.WARNING(line)),
+                            popen={"stdout": subprocess.DEVNULL})
+        # The phones' live streams never end by themselves: once stopping, the requests in flight get
+        # ARBITER_STOP_GRACE_SECONDS, then the rest are ended.
+        server = launcher_server(uvicorn.Config(
             "arbiter.asgi:application", host=host or "0.0.0.0", port=port, log_level="warning",
             http=GuardedHTTPProtocol, timeout_keep_alive=5,
-        ))
+            timeout_graceful_shutdown=settings.ARBITER_STOP_GRACE_SECONDS,
+        ), on_exit=worker.stop_soon)
         done = threading.Event()
 
         def watch() -> None:
@@ -246,7 +292,9 @@ class Command(BaseCommand):
         finally:
             done.set()
             watcher.join(timeout=5)
-            worker.stop()  # no restart while stopping; terminate(), then kill() after 10 s
+            # No restart while stopping; terminate() (already sent when Ctrl-C reached the web server), then
+            # kill() after ARBITER_STOP_WORKER_SECONDS.
+            worker.stop(timeout=settings.ARBITER_STOP_WORKER_SECONDS)
         if not server.started:
             raise CommandError("the web server did not start: see above")
         self.stdout.write("Stopped.")
