@@ -154,3 +154,21 @@ def test_the_fast_slip_path_serves_the_send_time_alike(make_game, make_player, s
     assert (status, body["error"]["code"], fast.served["fast"] - before) == (409, "round_closed", 2)
     assert body["error"]["fields"]["sent_before"] == SECOND(7.0, abs=0.002)
     assert LateSlip.objects.get(player=bob).sent_at == _at(_ms(deadline) - 7000)
+
+
+def test_the_game_record_keeps_the_send_time_and_a_restore_gives_it_back(closed_round, arbitrator):
+    import json
+
+    from tournaments.exports import export_record, restore_record
+
+    game, rnd, ann = closed_round
+    sent_ms = _ms(rnd.deadline) - 9000
+    _late(rnd, ann, "k1", sent_ms, rnd.deadline + timedelta(seconds=2))
+    services.round_close(round=Round.objects.get(pk=rnd.pk))
+    record = json.loads(json.dumps(export_record(game)))
+    (late,) = record["rounds"][0]["late_slips"]
+    assert datetime.fromisoformat(late["sent_at"]) == _at(sent_ms)
+
+    restored = restore_record(record=record, actor=arbitrator)
+    again = LateSlip.objects.get(round__game=restored)
+    assert (again.sent_at, again.late_by) == (_at(sent_ms), 2.0)

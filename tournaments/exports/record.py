@@ -50,6 +50,7 @@ def _late(late: LateSlip, admissions: dict[int, LogEntry]) -> dict:
     return {
         "player": late.player_id, "word": late.word, "ref": late.ref, "claimed": late.claimed, "key": late.key,
         "seq": late.seq, "received_at": iso(late.received_at), "late_by": late.late_by,
+        "sent_at": iso(late.sent_at),  # when the phone says it sent it (information only), or null
         "entered": late.entered_by_id is not None,
         "admitted": None if late.admitted_id is None else {
             "reason": entry.reason if entry else "",

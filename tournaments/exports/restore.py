@@ -304,9 +304,11 @@ class _Playback:
             return services.slip_enter_late(round=round, player=player, word=slip["word"], ref=slip.get("ref") or "",
                                             score=slip.get("claimed"), actor=self.actor, received_at=arrived)
         key = slip.get("key") or f"restored-late:{slip['player']}:{slip['received_at']}"
+        sent = _when(slip.get("sent_at"))  # the phone's word, checked again as when it came
         try:
             services.slip_submit(round=round, player=player, word=slip["word"], ref=slip.get("ref") or "",
-                                 score=slip.get("claimed"), key=key, now=arrived, seq=slip.get("seq"))
+                                 score=slip.get("claimed"), key=key, now=arrived, seq=slip.get("seq"),
+                                 sent_ms=None if sent is None else int(sent.timestamp() * 1000))
         except Conflict as refused:
             if refused.code != "round_closed":
                 raise
