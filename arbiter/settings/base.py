@@ -275,6 +275,9 @@ ARBITER_MAX_EXTEND_SECONDS = 600
 ARBITER_PROJECTOR_PAGE_SECONDS = 10
 # How long a shared training result link stays valid, in seconds (None: always).
 ARBITER_TRAINING_LINK_MAX_AGE = None
+# Training counts the first verdict of each round: how long the server remembers, per trainee, that a round was
+# judged (a later try is practice, not counted), in seconds.
+ARBITER_TRAINING_FIRST_SECONDS = 180 * 24 * 3600
 ARBITER_PROJECTOR_PAGE_SECONDS_BOUNDS = (2, 120)
 # The solutions sheet: each round's best plays down to this many (every tie at the last score too), printed
 # on at most this many lines (the plays left out are counted under the table).
