@@ -273,6 +273,9 @@ ARBITER_MAX_EXTEND_SECONDS = 600
 # The projector's standings for a large hall, page after page: seconds per page (the projector's link may
 # ask another with ?page_seconds=, within the bounds).
 ARBITER_PROJECTOR_PAGE_SECONDS = 10
+# A page (phone, projector) that has heard nothing from the server for this many seconds says so: a frozen or
+# sleeping laptop keeps the connections open and sends nothing. The live streams beat three times as often.
+ARBITER_LIVE_SILENT_SECONDS = env.get_seconds("LIVE_SILENT_SECONDS", 6.0)
 # How long a shared training result link stays valid, in seconds (None: always).
 ARBITER_TRAINING_LINK_MAX_AGE = None
 # Training counts the first verdict of each round: how long the server remembers, per trainee, that a round was

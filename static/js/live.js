@@ -6,6 +6,10 @@
 // change the moment it happens. When the stream cannot be held (old browser, a proxy that buffers),
 // the page falls back to polling /games/<id>/live, which answers the same JSON.
 //
+// A frozen or sleeping server keeps the stream open and sends nothing: with `silentSeconds`, a page that has
+// heard nothing (no state, no beat of the stream, no answer to a poll) for that long is told
+// onStatus("silent", {seconds}) every half second until the server is heard again, then its last status.
+//
 // info: {version, status, round, round_status, deadline, server_time, server_ms,
 //        game: {...GET /api/games/<id> public part...}, last: {...last closed round...} | null,
 //        standings: [...top of the standings...]}
@@ -15,8 +19,9 @@ import { serverClock, serverMsOf } from "./clock.js";
 const POLL_MS = 1000;
 const RESYNC_MS = 60000;
 const STREAM_RETRY_MS = 30000;
+const SILENCE_TICK_MS = 500;
 
-export function subscribe(gameId, onChange, { clock = serverClock, base = "", onStatus, progress = false } = {}) {
+export function subscribe(gameId, onChange, { clock = serverClock, base = "", onStatus, progress = false, silentSeconds = 0 } = {}) {
   // progress: also wake up when only the count of slips received changes (console, projector).
   const streamUrl = `${base}/games/${gameId}/events${progress ? "?progress=1" : ""}`;
   const pollUrl = `${base}/games/${gameId}/live`;
@@ -25,9 +30,47 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
   let source = null;
   let pollTimer = null;
   let failures = 0;
+  let said = null; // the last status; while silent it waits until the server is heard again
+  let heardAt = performance.now();
+  let silent = false;
+  let probing = false;
 
   function status(text) {
-    if (onStatus) onStatus(text);
+    said = text;
+    if (onStatus && !silent) onStatus(text);
+  }
+
+  // Anything from the server: a state, a beat of the stream, an answer to a poll.
+  function heard() {
+    heardAt = performance.now();
+    if (silent) {
+      silent = false;
+      if (onStatus) onStatus(said || "live");
+    }
+  }
+
+  function watchSilence() {
+    const quiet = (performance.now() - heardAt) / 1000;
+    if (stopped || quiet < silentSeconds) return;
+    silent = true;
+    if (onStatus) onStatus("silent", { seconds: Math.floor(quiet) });
+    // The stream may be dead while the server is up (a connection dropped without a word): ask by a plain
+    // request; an answer while the stream stays mute opens the stream again.
+    if (source && !probing) {
+      probing = true;
+      pollOnce()
+        .then(() => {
+          if (source && !stopped) {
+            source.close();
+            source = null;
+            openStream();
+          }
+        })
+        .catch(() => {})
+        .finally(() => {
+          probing = false;
+        });
+    }
   }
 
   function deliver(info) {
@@ -52,6 +95,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
     const receivedAt = Date.now();
     if (!res.ok) throw new Error(`live: ${res.status}`);
     const info = await res.json();
+    heard();
     clock.addSample(serverMsOf(info), sentAt, receivedAt);
     deliver(info);
     return info;
@@ -93,9 +137,11 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
         first = false;
       }
       failures = 0;
+      heard();
       status(info.degraded ? "degraded" : "live");
       deliver(info);
     });
+    source.addEventListener("beat", heard);
     source.onerror = () => {
       failures += 1;
       status("reconnecting");
@@ -119,6 +165,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
   function onVisible() {
     // A phone waking up may have missed changes while its connection slept: ask once, now.
     if (document.visibilityState === "visible" && !stopped) {
+      heardAt = performance.now(); // the page slept, not necessarily the server: it gets its full time again
       pollOnce().catch(() => status("offline"));
     }
   }
@@ -128,11 +175,13 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
   });
   const resync = setInterval(() => clock.sync(`${pollUrl}?clock=1`, { count: 2 }), RESYNC_MS);
   document.addEventListener("visibilitychange", onVisible);
+  const silence = silentSeconds > 0 ? setInterval(watchSilence, SILENCE_TICK_MS) : null;
   openStream();
 
   return function unsubscribe() {
     stopped = true;
     clearInterval(resync);
+    clearInterval(silence);
     clearTimeout(pollTimer);
     document.removeEventListener("visibilitychange", onVisible);
     if (source) source.close();

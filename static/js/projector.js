@@ -111,8 +111,11 @@ const initial = JSON.parse($("page-snapshot").textContent || "{}");
 if (initial && initial.game) render(initial);
 subscribe(config.game, render, {
   progress: true,
-  onStatus: (s) => {
+  silentSeconds: config.silent_seconds,
+  onStatus: (s, detail = {}) => {
     const notice = $("conn");
-    if (notice) notice.textContent = s === "degraded" ? T.degraded : "";
+    if (notice) notice.textContent = s === "silent" ? fmt(T.silent, { n: detail.seconds }) : s === "degraded" ? T.degraded : "";
+    // A silent server: the hall's clock and board may be stale.
+    document.body.classList.toggle("silent", s === "silent");
   },
 });

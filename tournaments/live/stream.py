@@ -5,6 +5,10 @@ Phones, the projector and the console hold a server-sent events stream (/games/<
 WATCH_TICK seconds and, on a change, builds the snapshot once and wakes every stream of that game: a
 thousand idle phones cost one cache read per tick, not a thousand. Under WSGI (runserver, the test server)
 each stream polls the version itself.
+
+Between changes every stream sends a beat (an event the page hears, where a comment would reach no script)
+at least every third of ARBITER_LIVE_SILENT_SECONDS: a page that hears nothing for that long knows the
+server went silent (a frozen or sleeping laptop keeps its connections open and sends nothing).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
+from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
@@ -54,6 +59,16 @@ def with_server_time(snapshot_json: str) -> str:
 
 def sse_event(data: str, event: str = "state") -> str:
     return f"event: {event}\ndata: {data}\n\n"
+
+
+def beat_event() -> str:
+    """The stream's heartbeat, with the server's time: the page hears that the server is there."""
+    return sse_event(f'{{"server_ms":{int(timezone.now().timestamp() * 1000)}}}', event="beat")
+
+
+def heartbeat_seconds() -> float:
+    """How often a stream beats between changes: three beats within the pages' silence threshold."""
+    return settings.ARBITER_LIVE_SILENT_SECONDS / 3
 
 
 class _Watched:
@@ -195,7 +210,7 @@ class VersionWatcher:
                 try:
                     await asyncio.wait_for(watched.changed.wait(), heartbeat)
                 except TimeoutError:
-                    yield ": ping\n\n"
+                    yield beat_event()
         finally:
             watched.listeners -= 1
 
@@ -248,5 +263,5 @@ def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_
                 yield sse_event(with_server_time(snapshot_json(snapshot)))
         if time.monotonic() - last_sent > heartbeat:
             last_sent = time.monotonic()
-            yield ": ping\n\n"
+            yield beat_event()
         time.sleep(poll)

@@ -160,6 +160,11 @@ def phone_texts() -> dict[str, str]:
         "offline": _("offline: retrying"),
         "polling": _("live (polling)"),
         "degraded": _("Live updates are slower for a moment: the server reads the database directly. Every slip is kept."),
+        # Nothing heard from the server for ARBITER_LIVE_SILENT_SECONDS (a frozen or sleeping laptop).
+        "silent": _("No news from the server for %(n)s s"),
+        "silent_phase": _("The server is not answering: a slip may not reach it in time. Tell the arbitrator."),
+        "refused_late_sent": _("Not accepted: sent %(n)s s before the end, but the server did not answer in time. "
+                               "Ask the arbitrator."),
         "not_joined": _("You have not joined this game on this device."),
         "bag": _("Bag"),
         "table": _("table %(n)s"),
@@ -197,6 +202,7 @@ def _page_context(game: Game) -> dict:
             "labelling": coordinates,
             "values": _tile_values(game),
             "round_seconds": game.tournament.round_seconds,
+            "silent_seconds": settings.ARBITER_LIVE_SILENT_SECONDS,
             "text": phone_texts(),
             "reasons": reason_texts(),
             "outcomes": outcome_texts(),
@@ -377,11 +383,13 @@ async def game_events(request: HttpRequest, game_id: int) -> StreamingHttpRespon
             return HttpResponse(status=503, headers={"Retry-After": "2"})
         if watched is None:
             raise Http404
-        events = live_stream.watcher(reading.close_if_due).stream(watched, progress=progress)
+        events = live_stream.watcher(reading.close_if_due).stream(watched, progress=progress,
+                                                                  heartbeat=live_stream.heartbeat_seconds())
     else:
         if await asyncio.to_thread(reading.snapshot_closing_connections, game_id) is None:
             raise Http404
-        events = live_stream.sync_stream(game_id, progress=progress, close_if_due=reading.close_if_due)
+        events = live_stream.sync_stream(game_id, progress=progress, close_if_due=reading.close_if_due,
+                                         heartbeat=live_stream.heartbeat_seconds())
     response = StreamingHttpResponse(events, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache, no-store"
     response["X-Accel-Buffering"] = "no"  # a buffering reverse proxy would hold the events back

@@ -155,7 +155,7 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
       return;
     }
     if (accepted && sameSlip(slip, accepted)) return;
-    sender.send({ ...slip, round: live().round, key: newKey(), seq: nextSeq() });
+    sender.send({ ...slip, round: live().round, key: newKey(), seq: nextSeq(), sent_ms: Math.round(clock.now()) });
   });
 
   // The order in which this device made its slips, sent as `seq`: a slip whose request arrives late (held
@@ -218,6 +218,7 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
 
   function reset() {
     accepted = null;
+    $("late-note").hidden = true;
     fill({ word: "", ref: "", score: null });
     status("");
     $("receipt").hidden = true;
@@ -243,7 +244,18 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
       formChanged();
       showReceiptNow();
     },
-    closed: () => status(T.refused_closed, "bad"),
+    // Too late on arrival. Sent before the end by the server's own reckoning: the network or the server held it
+    // up, which the arbitrator may judge (the console shows when it was sent).
+    closed(fields = {}) {
+      const before = Number(fields.sent_before);
+      if (!(before > 0)) return status(T.refused_closed, "bad");
+      const n = before >= 1 ? Math.round(before) : Math.max(0.1, Math.round(before * 10) / 10);
+      const text = fmt(T.refused_late_sent, { n });
+      status(text, "bad");
+      // Once the round is closed the form gives way to the results: the note above them stays.
+      $("late-note").textContent = text;
+      $("late-note").hidden = false;
+    },
     stale(held) {
       if (held) {
         accepted = held;

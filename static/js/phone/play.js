@@ -118,9 +118,15 @@ export function setupPlay() {
     loadMe();
   }
   subscribe(gameId, onChange, {
-    onStatus: (s) => {
-      $("conn").textContent = T[s] || s;
+    silentSeconds: config.silent_seconds,
+    onStatus: (s, detail = {}) => {
+      const wasSilent = $("conn").dataset.state === "silent";
+      $("conn").textContent = s === "silent" ? fmt(T.silent, { n: detail.seconds }) : T[s] || s;
       $("conn").dataset.state = s;
+      // A silent server: "Round open: hand in your slip" would be a promise the phone cannot keep.
+      if (s === "silent") $("phase").textContent = T.silent_phase;
+      else if (wasSilent) onChange(info);
+      $("phase").classList.toggle("status-bad", s === "silent");
     },
   });
 }

@@ -2,9 +2,10 @@
 // again after a lost answer is never a second slip. The slip on its way is kept on the device until the
 // server answers.
 //
-// createSender(gameId, player, report) -> {send(slip), pending()}; slip: {round, word, ref, score, key, seq}.
-// report.sending(): on its way; report.accepted(held): the slip the server now holds; report.closed(): too
-// late; report.stale(held): a slip made after it is already held (held may be null); report.refused(message);
+// createSender(gameId, player, report) -> {send(slip), pending()}; slip: {round, word, ref, score, key, seq,
+// sent_ms} (sent_ms: when the player handed it in, on the server's clock; a retry keeps it).
+// report.sending(): on its way; report.accepted(held): the slip the server now holds; report.closed(fields):
+// too late (fields: the refusal's, sent_before when the server knows the slip left before the end); report.stale(held): a slip made after it is already held (held may be null); report.refused(message);
 // report.retrying(): no answer, a server error or too many requests, sent again soon.
 import { errorMessage } from "../common.js";
 import { pending as stored, playerHeaders } from "./store.js";
@@ -34,7 +35,9 @@ export function createSender(gameId, player, report) {
           method: "POST",
           headers: playerHeaders(player, { "Content-Type": "application/json" }),
           // A retry sends the same key and seq: it is the same slip.
-          body: JSON.stringify({ word: slip.word, ref: slip.ref, score: slip.score, key: slip.key, seq: slip.seq }),
+          body: JSON.stringify({
+            word: slip.word, ref: slip.ref, score: slip.score, key: slip.key, seq: slip.seq, sent_ms: slip.sent_ms,
+          }),
         });
         body = await res.json().catch(() => null);
       } catch {
@@ -49,7 +52,7 @@ export function createSender(gameId, player, report) {
         report.accepted(held);
       } else if (code === "round_closed") {
         done();
-        report.closed();
+        report.closed(body.error.fields || {});
       } else if (code === "stale_slip") {
         // A slip made after this one is already held (sent from this phone earlier, or from another
         // device): it still counts.
