@@ -52,7 +52,7 @@ def _marked(page) -> list[list[int]]:
 def _wait_marked(pages, expected, what: str) -> None:
     for name, page in pages.items():
         try:
-            wait_for(lambda page=page: _marked(page) == expected, timeout=10)
+            wait_for(lambda page=page: _marked(page) == expected, timeout=20)
         except AssertionError:
             raise AssertionError(f"{name}, {what}: marked {_marked(page)}, expected {expected}") from None
 
@@ -187,16 +187,16 @@ def test_the_end_of_the_game_on_the_projector_and_the_phone(new_page, make_game,
     final = phone.locator("#final-result")
     final.wait_for(state="visible")
     wait_for(lambda: final.inner_text() == f"Your game: {total} points of {sum_tops}, {percent} of the top")
-    review = phone.locator("#review-link a").first
+    review = phone.locator("#review-link a")
     assert review.is_visible() and review.get_attribute("href") == f"/games/{game.pk}/review"
     assert phone.locator("#training-link").is_hidden()
     # The arbitrator opens the game to the club's players: the link to train on it appears, live.
     services.training_set(game=game, value="members")
     phone.locator("#training-link").wait_for(state="visible", timeout=10000)
-    assert phone.locator("#training-link").get_attribute("href") == f"/games/{game.pk}/train"
+    assert phone.locator("#training-link a").get_attribute("href") == f"/games/{game.pk}/train"
     phone.locator("#results").scroll_into_view_if_needed()
     _shot(phone, "end-phone")
-    phone.locator("#training-link").click()
+    phone.locator("#training-link a").click()
     phone.wait_for_url(f"**/games/{game.pk}/train")
     assert phone.locator("#board").count() == 1
     assert not phone.errors, phone.errors
