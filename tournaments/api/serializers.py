@@ -351,6 +351,13 @@ class JoinSerializer(serializers.Serializer):
     name = StrictCharField(max_length=PLAYER_NAME_MAX, visible=True)
     table = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=TABLE_MAX,
                                help_text="The table the player sits at; left out, the next free table.")
+    language = StrictChoiceField(
+        choices=["en", "fr"], required=False,
+        error_messages={"invalid_choice": "\"{input}\" is not a language of the phones: \"en\" or \"fr\"."},
+        help_text="The language the player joins in (the join page's), which their phone keeps on every page "
+                  "and feed; left out, the request's language cookie or Accept-Language, else the "
+                  "tournament's.",
+    )
 
 
 class RoundDrawSerializer(serializers.Serializer):
@@ -502,6 +509,8 @@ class RegisteredPlayerSerializer(serializers.Serializer):
     name = serializers.CharField()
     table = serializers.IntegerField(allow_null=True)
     series = serializers.CharField()
+    language = serializers.CharField(help_text="The language the player joined in, kept by their phone: \"en\", "
+                                               "\"fr\", or \"\" (the tournament's).")
     token = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.CharField(help_text="The player's bearer token (Authorization: Bearer ...)."))

@@ -43,6 +43,7 @@ from tournaments.api.throttles import (
 from tournaments.errors import Forbidden, NotFound, ServiceError, input_refused
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
 from tournaments.services import StaleSlip, refuse_if_paused
+from tournaments.web.language import expressed_language, keep_language
 
 ERRORS = {
     400: OpenApiResponse(s.ErrorSerializer, description="Bad input"),
@@ -221,16 +222,18 @@ class JoinView(ApiView):
     @extend_schema(request=s.JoinSerializer, responses=answers({201: s.RegisteredPlayerSerializer}, 400, 404, 409, 429))
     def post(self, request):
         data = valid(s.JoinSerializer, request)
+        language = data.get("language") or expressed_language(request)
         try:
             player, token = services.player_join(join_code=data["join_code"], name=data["name"],
-                                                 table=data.get("table"))
+                                                 table=data.get("table"), language=language)
         except NotFound as error:
             if error.code == "unknown_join_code":
                 throttles = self.get_throttles()
                 if not all([throttle.record_failure(request, self) for throttle in throttles]):
                     self.throttled(request, max(throttle.wait() for throttle in throttles))
             raise
-        return Response(registered(player, token), status=status.HTTP_201_CREATED)
+        # The phone's pages are opened without the token: its language cookie keeps the player's language.
+        return keep_language(Response(registered(player, token), status=status.HTTP_201_CREATED), language)
 
 
 # ---- a game ---------------------------------------------------------------------------------------------

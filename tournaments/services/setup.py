@@ -148,7 +148,7 @@ def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) 
 
 
 def player_register(*, game: Game, name: str, table: int | None = None, series: str = "",
-                    by_phone: bool = False, actor=None) -> tuple[Player, str]:
+                    by_phone: bool = False, actor=None, language: str = "") -> tuple[Player, str]:
     """Register a player in the game; return (player, token). The token is shown once: only its hash is kept.
 
     ``by_phone``: the player joins with the game's code (``joined_by_phone``) and gets a table of their own:
@@ -158,9 +158,16 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
 
     ``actor``: the arbitrator registering the player, who needs a role in the game (head or assistant); the
     log names them, or the player when they joined by phone (None: the server itself, e.g. a restore).
+
+    ``language``: the language the player joined in, which their phone keeps ("": the tournament's).
     """
     if actor is not None and not by_phone:
         require_arbitrator(game.pk, actor)
+    if language not in ("", *Tournament.Language.values):
+        raise ServiceError(
+            "bad_language", f"language must be one of {', '.join(Tournament.Language.values)}",
+            fields={"language": ["unknown"]}, params={"language": str(language)[:20]},
+        )
     name = _clean_name(name, "name", PLAYER_NAME_MAX)
     if table is not None and (isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= 10_000):
         raise ServiceError("bad_table", "a table number is 1 or more", fields={"table": ["out of range"]})
@@ -187,6 +194,7 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
             token_hash=hash_token(token),
             arrival_round=closed[-1].number if closed else 0,
             joined_by_phone=by_phone,
+            language=language,
         )
         Result.objects.bulk_create(
             Result(round=r, player=player, paid=0, outcome="zero", reason="absent",
@@ -219,14 +227,14 @@ def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:
     return token
 
 
-def player_join(*, join_code: str, name: str, table: int | None = None) -> tuple[Player, str]:
+def player_join(*, join_code: str, name: str, table: int | None = None, language: str = "") -> tuple[Player, str]:
     """A player joins a game with its join code (case and spaces ignored), at the table they give when it is
-    free, else at the next free table."""
+    free, else at the next free table; ``language``: the one they joined in, kept by their phone."""
     code = "".join(str(join_code or "").split()).upper()
     game = Game.objects.filter(join_code=code).first() if code else None
     if game is None:
         raise NotFound("unknown_join_code", "no game has this join code", fields={"join_code": ["unknown"]})
-    return player_register(game=game, name=name, table=table, by_phone=True)
+    return player_register(game=game, name=name, table=table, by_phone=True, language=language)
 
 
 def game_screen_key_renew(*, game: Game, actor=None) -> str:

@@ -245,6 +245,8 @@ def join_page(request: HttpRequest, code: str = "") -> HttpResponse:
         "table_taken": _("Table %(table)s is taken: type another number, or leave it empty to get the next free table."),
         "bad_table": _("A table number is a whole number from 1 to %(max)s."),
         "table_max": 10000,
+        # The language of this page, which the player joins in and their phone keeps (web/language.py).
+        "language": translation.get_language(),
     }
     return render(request, "phone/join.html", {"code": code.upper(), "join_text": join_text})
 

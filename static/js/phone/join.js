@@ -28,7 +28,14 @@ export function setupJoin(form) {
       const res = await fetch("/api/join", {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify(table === null ? { join_code: code, name } : { join_code: code, name, table }),
+        // The player keeps the language of this page (their phone's): the server stores it and leaves the
+        // phone its language cookie, so the game's pages speak it too.
+        body: JSON.stringify({
+          join_code: code,
+          name,
+          ...(table === null ? {} : { table }),
+          ...(text.language ? { language: text.language } : {}),
+        }),
       });
       const body = await res.json().catch(() => null);
       if (!res.ok) {
