@@ -40,6 +40,13 @@ TEXTS = {
     ("wrong_size", "too_long"): _("The rack is too long."),
     "rack_valid": _("This rack obeys the vowel/consonant rule: draw it as the round's rack."),
     # Slips.
+    "bad_received_at": _("The time the slip was handed in must be a time of day (20:15) on the console, an ISO 8601 "
+                         "time with its zone in the API."),
+    ("bad_received_at", "shape"): _("The time the slip was handed in must be a time of day (20:15) on the console, "
+                                    "an ISO 8601 time with its zone in the API."),
+    ("bad_received_at", "future"): _("The slip cannot have been handed in at %(time)s: that is in the future."),
+    ("bad_received_at", "before_start"): _("The slip cannot have been handed in at %(time)s: the round started at "
+                                           "%(started)s."),
     "bad_word": _("The word must be letters."),
     "bad_ref": _("A reference is one letter and one number, e.g. H4 or 4H."),
     "off_board": _("This reference is off the board."),

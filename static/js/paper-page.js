@@ -87,6 +87,8 @@ export function entriesTable({ form, fields, texts, logBody, state }) {
     if (clock && closed) clock.hidden = true;
     const note = document.getElementById("after-close-note");
     if (note) note.hidden = !closed;
+    const late = document.getElementById("late-paper");
+    if (late) late.hidden = !closed;
     const card = document.getElementById("slips-complete-card");
     if (card) card.hidden = !closed;
     const provisional = document.getElementById("slips-provisional");

@@ -165,6 +165,8 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-slip-correct": (op("POST", G_ARB, body={"word": "MELANIC", "reason": "misread"}),),
     "console-slip-add": (op("POST", G_ARB, round="closed", body={"word": "MELANIC", "reason": "found"}),),
     "console-late-admit": (op("POST", G_HEAD, round="closed", body={"reason": "the venue's wifi"}),),
+    "console-late-enter": (op("POST", G_ARB, round="closed", body={"table": "2", "word": "MELANIC", "ref": "H4",
+                                                                  "received_at": ""}),),
     "console-log": (op("GET", G_ARB),),
     "console-receipt": (op("GET", G_ARB),),
     # Pages and their feeds: public, or the player's own by their token (their own refusals).

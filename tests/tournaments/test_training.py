@@ -269,8 +269,7 @@ def test_the_first_verdict_of_a_round_counts_and_a_retry_is_practice(played_game
     # The retry alone for round 1: refused, it counts for nothing.
     answer = _result(client, game, [retry["proof"], *rest])
     assert answer.status_code == 400 and answer.json()["error"]["code"] == "training_not_counted"
-    assert answer.json()["error"]["message"] == ("Only the first verdict of a round counts: round(s) 1 hold only "
-                                                 "practice tries.")
+    assert "first verdict of a round counts" in answer.json()["error"]["message"]
     # The retry's proof altered into a counted one: its signature no longer holds.
     data = signing.loads(retry["proof"], salt=training.VERDICT_SALT)
     forged = signing.dumps({**data, "c": 1}, salt=training.VERDICT_SALT, key="not-the-server-key", compress=True)

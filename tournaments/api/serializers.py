@@ -132,6 +132,29 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+class HandedInField(serializers.DateTimeField):
+    """An ISO 8601 time with its zone, as a JSON string: when a paper slip was handed in (a time without its
+    zone is refused: it would be read on the server's clock)."""
+
+    default_error_messages = {
+        "invalid": "An ISO 8601 time with its zone is required, e.g. 2026-11-25T20:15:30+01:00.",
+    }
+
+    def to_internal_value(self, value):
+        from django.utils import timezone
+        from django.utils.dateparse import parse_datetime
+
+        if not isinstance(value, str):
+            self.fail("invalid")
+        try:
+            parsed = parse_datetime(value.strip())
+        except ValueError:
+            parsed = None
+        if parsed is None or timezone.is_naive(parsed):
+            self.fail("invalid")
+        return parsed
+
+
 class LexiconField(StrictCharField):
     """A lexicon's name: built in, or imported on this server (the schema lists the built-in ones)."""
 
@@ -430,6 +453,12 @@ class SlipSubmitSerializer(SlipFieldsMixin):
         required=False, default=False,
         help_text="Arbitrator, closed round: a paper slip handed in after the end call, kept on record and paid "
         "0 (reason late).",
+    )
+    received_at = HandedInField(
+        required=False, allow_null=True, default=None,
+        help_text="Arbitrator, with late: true: when the paper slip was handed in (ISO 8601 with its zone); late_by "
+        "is counted from it. Left out: now. In the future or before the round started: 400 bad_received_at. "
+        "Only with late: true.",
     )
     choice = serializers.ChoiceField(
         choices=["replace", "second"], required=False,

@@ -445,10 +445,14 @@ class SlipsView(ApiView):
         data = valid(s.SlipSubmitSerializer, request)
         ref = checked_ref(data.get("ref"), game)
         entered_by = arbitrator(request)
+        if data.get("received_at") is not None and not (entered_by is not None and data.get("late")):
+            raise ServiceError("invalid", "received_at is given only with late: true, by an arbitrator (a paper slip "
+                               "handed in after the end call).", fields={"received_at": ["only with late: true"]})
         if entered_by is not None and data.get("late"):
             player = services.paper_player(game=game, player=data.get("player"), table=data.get("table"))
             late = services.slip_enter_late(round=round, player=player, word=data["word"], ref=ref,
-                                            score=data.get("score"), actor=entered_by)
+                                            score=data.get("score"), actor=entered_by,
+                                            received_at=data.get("received_at"))
             return Response(late_body(late), status=status.HTTP_201_CREATED)
         try:
             if entered_by is not None:

@@ -343,9 +343,35 @@ def _mark_result_late(round: Round, player: Player) -> bool:
     return True
 
 
+def _handed_in(round: Round, received_at, now: datetime) -> datetime:
+    """When a late paper slip was handed in, as the arbitrator says (``None``: now). Refused (400
+    ``bad_received_at``) when it is not a time with its zone, is in the future or is before the round
+    started."""
+    if received_at is None:
+        return now
+    if not isinstance(received_at, datetime) or timezone.is_naive(received_at):
+        raise ServiceError("bad_received_at", "the time the slip was handed in must be a time with its zone",
+                           fields={"received_at": ["not a time"]}, params={"why": "shape"})
+    shown = timezone.localtime(received_at).strftime("%H:%M:%S")
+    if received_at > now:
+        raise ServiceError("bad_received_at", f"the slip cannot have been handed in at {shown}: that is in the "
+                           "future", fields={"received_at": ["in the future"]}, params={"why": "future", "time": shown})
+    started = round.started_at
+    if started is not None and received_at < started:
+        start = timezone.localtime(started).strftime("%H:%M:%S")
+        raise ServiceError("bad_received_at", f"the slip cannot have been handed in at {shown}: the round started "
+                           f"at {start}", fields={"received_at": ["before the round started"]},
+                           params={"why": "before_start", "time": shown, "started": start})
+    return received_at
+
+
 def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None, score: int | None, actor,
                     received_at: datetime | None = None) -> LateSlip:
-    """A paper slip handed in after the end call, entered by the arbitrator: on record, paid 0 (late)."""
+    """A paper slip handed in after the end call, entered by the arbitrator: on record, paid 0 (late).
+
+    ``received_at``: when it was handed in, as the arbitrator says (default now): its late by is counted
+    from it, not from when it was typed. A time in the future or before the round started is refused
+    (400 ``bad_received_at``); a time before the end call counts as handed in at the end call."""
     act_as(require_arbitrator, round.game_id, actor)
     round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     player = _check_player(round, player)
@@ -353,11 +379,12 @@ def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None,
     if round.status != Round.Status.CLOSED:
         raise Conflict("round_not_closed", "a late paper slip is entered once the round is closed",
                        params={"why": "late"})
-    arrived = received_at or timezone.now()
+    arrived = _handed_in(round, received_at, timezone.now())
     late = _record_late(round, player, word, ref, score, f"paper-late:{uuid.uuid4()}", None,
                         max(arrived, _end_call(round)), actor)
     log(game=round.game, round=round, player=player, action="late_enter", actor=actor,
-        after={"word": word, "ref": ref, "claimed": score, "late_by": late.late_by})
+        after={"word": word, "ref": ref, "claimed": score, "late_by": late.late_by,
+               "received_at": late.received_at.isoformat()})
     round_slips_complete_if_all_in(round)  # a late slip is what the player handed in: entered
     return late
 

@@ -141,10 +141,12 @@ def _counted_verdicts(game: Game, proofs: list[str], rounds) -> dict[int, dict]:
         elif number not in counted or data.get("at", 0) < counted[number].get("at", 0):
             counted[number] = data
     if len({data.get("k") for data in counted.values()}) > 1:
-        raise ServiceError("training_other_trainee", fields={"proofs": ["verdicts of different trainings"]})
+        raise ServiceError("training_other_trainee", "these verdicts are of different trainings",
+                           fields={"proofs": ["verdicts of different trainings"]})
     retried = [r.number for r in rounds if r.number not in counted and r.number in practice]
     if retried:
-        raise ServiceError("training_not_counted", fields={"proofs": ["a practice verdict counts for nothing"]},
+        raise ServiceError("training_not_counted", "only the first verdict of a round counts",
+                           fields={"proofs": ["a practice verdict counts for nothing"]},
                            params={"rounds": ", ".join(map(str, retried))})
     return counted
 

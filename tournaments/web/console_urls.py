@@ -72,4 +72,5 @@ urlpatterns = [
          name="console-slip-add"),
     path("games/<int:game_id>/rounds/<int:number>/late/<int:late_id>/admit/", slips.late_admit,
          name="console-late-admit"),
+    path("games/<int:game_id>/rounds/<int:number>/late/enter/", slips.late_enter, name="console-late-enter"),
 ]

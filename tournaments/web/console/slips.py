@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime, time, timedelta
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
@@ -175,6 +178,51 @@ def slip_add(request: HttpRequest, game_id: int, number: int, player_id: int) ->
             messages.success(request, elided(_("Slip of %(name)s added: %(slip)s.") % {
                 "name": player.name, "slip": slip_text(added)}, player.name))
     return redirect("console-round", game_id=game.pk, number=round.number)
+
+
+def handed_in_at(text: str, round: Round, now: datetime | None = None) -> datetime | None:
+    """The time of day typed on the console ("20:15" or "20:15:30", the server's time zone) as a time: today,
+    or yesterday when today's is still to come and yesterday's is after the round started (a round that
+    ran past midnight). Empty: None (now). Not a time of day: 400 ``bad_received_at``."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        moment = time.fromisoformat(text)
+    except ValueError:
+        raise ServiceError("bad_received_at", f"{text[:20]} is not a time of day (20:15 or 20:15:30)",
+                           fields={"received_at": ["not a time of day"]}, params={"why": "shape"}) from None
+    now = now or timezone.now()
+    at = timezone.make_aware(datetime.combine(timezone.localdate(now), moment.replace(tzinfo=None)))
+    if at > now and round.started_at is not None and at - timedelta(days=1) >= round.started_at:
+        at -= timedelta(days=1)
+    return at
+
+
+@arbitrator_required
+@require_POST
+def late_enter(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
+    """A paper slip handed in after the end call (the table names the player), with the time it was handed
+    in (empty: now): on record, paid 0, late by counted from that time."""
+    game = queries.game(game_id)
+    round = queries.round_of(game, number)
+    form = SlipEntryForm(request.POST)
+    if not form.is_valid():
+        report_form_errors(request, form)
+        return redirect("console-slips", game_id=game.pk)
+    data = form.cleaned_data
+    try:
+        received_at = handed_in_at(request.POST.get("received_at", ""), round)
+        player = services.paper_player(game=game, table=data["table"])
+        late = services.slip_enter_late(round=round, player=player, word=paper.typed_word(game, data["word"]),
+                                        ref=data["ref"] or None, score=data["score"], actor=request.user,
+                                        received_at=received_at)
+    except ServiceError as error:
+        report_error(request, error)
+    else:
+        messages.success(request, _("Late slip of %(name)s (table %(table)s) entered: late by %(seconds)s s.") % {
+            "name": player.name, "table": player.table, "seconds": formats.number_format(late.late_by, 1)})
+    return redirect("console-slips", game_id=game.pk)
 
 
 @head_required
