@@ -1,12 +1,12 @@
 // Training on a past game: the same racks and master moves, a slip judged at once by the server (nothing is
 // written there), the running totals beside the tops, then the percentage, the rank in the real game and a
 // link to share. The progress stays in this browser (localStorage) until the training starts again.
-import { fillBoard, makePickable, renderRack, wordElement } from "./board.js";
+import { fillBoard, renderRack, wordElement } from "./board.js";
 import { formatSeconds } from "./clock.js";
 import { $, errorMessage, fmt, formatPercent, readJson, say, typeset } from "./common.js";
-import { formatRef } from "./notation.js";
 import { loadPlayer, playerHeaders } from "./phone/store.js";
 import { reasonText } from "./reasons.js";
+import { createSlipFields } from "./slip-fields.js";
 
 const C = readJson("train-config");
 const T = C.text;
@@ -72,11 +72,20 @@ function showTotals() {
   $("total-top").textContent = String(totalOf("top_score"));
 }
 
+// The slip's fields, the same as on the player's phone (slip-fields.js): a blank tapped on its letter, the
+// across/down toggle beside the reference.
+const fields = createSlipFields({
+  T,
+  labelling: C.labelling,
+  onNeedRef: () => say($("train-status"), T.need_ref, "warn"),
+});
+
 function showRound(index = state.index) {
   const round = C.rounds[Math.min(index, C.rounds.length - 1)];
   say($("round-label"), fmt(T.round_n, { n: round.number, count: C.rounds.length }));
   fillBoard($("board"), round.board, { blankLabel: T.blank });
   renderRack($("rack"), round.rack, { kept: round.kept, values: C.values, blankLabel: T.blank, keptLabel: T.kept });
+  fields.setRack(round.rack);
   showTotals();
 }
 
@@ -154,9 +163,7 @@ function startClock() {
 function openForm() {
   $("verdict").hidden = true;
   $("train-form").hidden = false;
-  $("slip-word").value = "";
-  $("slip-ref").value = "";
-  $("slip-score").value = "";
+  fields.clear();
   say($("train-status"), "");
   showRound();
   startClock();
@@ -167,10 +174,9 @@ let judging = false;
 async function judge(timeUp = false) {
   if (judging) return;
   const round = C.rounds[state.index];
-  const word = timeUp ? "" : $("slip-word").value.trim();
-  const scoreText = $("slip-score").value.trim();
-  const body = { round: round.number, word, ref: timeUp ? "" : $("slip-ref").value.trim(),
-    score: timeUp || scoreText === "" || !/^\d+$/.test(scoreText) ? null : Number(scoreText) };
+  const slip = fields.slip();
+  const body = { round: round.number, word: timeUp ? "" : slip.word, ref: timeUp ? "" : slip.ref,
+    score: timeUp || !Number.isInteger(slip.score) || slip.score < 0 ? null : slip.score };
   judging = true;
   $("train-judge").disabled = true;
   say($("train-status"), T.judging);
@@ -233,12 +239,6 @@ function resume() {
     openForm();
   }
 }
-
-makePickable($("board"), {
-  onPick(ref) {
-    $("slip-ref").value = formatRef(ref.row, ref.col, ref.horizontal, C.labelling);
-  },
-});
 
 $("train-start").addEventListener("submit", (event) => {
   event.preventDefault();

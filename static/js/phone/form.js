@@ -1,18 +1,15 @@
-// The slip form: reference (typed, or picked on the board), word with its blanks, score; the status line
-// under it and the receipt of the slip the server holds.
+// The slip form: its fields (reference typed or picked on the board, word with its blanks, score: the
+// shared slip-fields.js), the status line under it and the receipt of the slip the server holds.
 //
 // createSlipForm({T, gameId, labelling, player, live, clock}) -> {follow, update, fill, hold, send, pending}
 // live(): the game's current state. The slips made go to the sender (sending.js), whose reports come back
 // to the status line and the receipt.
-import { makePickable, wordElement } from "../board.js";
+import { wordElement } from "../board.js";
 import { $, fmt, newKey, say } from "../common.js";
-import { formatRef, parseRef } from "../notation.js";
+import { parseRef } from "../notation.js";
+import { createSlipFields } from "../slip-fields.js";
 import { createSender } from "./sending.js";
 import { lastSeq } from "./store.js";
-
-function capital(s) {
-  return s ? s[0].toUpperCase() + s.slice(1) : s;
-}
 
 function sameSlip(a, b) {
   return a && b && a.word === b.word && (a.ref || "") === (b.ref || "") && (a.score ?? null) === (b.score ?? null);
@@ -20,13 +17,8 @@ function sameSlip(a, b) {
 
 export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
   const form = $("slip-form");
-  const refInput = $("slip-ref");
-  const dirButton = $("slip-dir");
-  const wordInput = $("slip-word");
-  const scoreInput = $("slip-score");
   const submitButton = $("slip-submit");
   const slipStatus = $("slip-status");
-  const blanks = new Set();
   let accepted = null; // the slip the server holds for the current round (what it answered)
   let shownRound = live().round ?? null;
 
@@ -35,91 +27,13 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
     say(slipStatus, text, kind ? `slip-status status-${kind}` : "slip-status");
   }
 
-  const picker = makePickable($("board"), {
-    onPick(ref) {
-      refInput.value = formatRef(ref.row, ref.col, ref.horizontal, labelling);
-      showDirection(ref);
-      refInput.setCustomValidity("");
-      formChanged();
-    },
+  const fields = createSlipFields({
+    T,
+    labelling,
+    onChange: formChanged,
+    onNeedRef: () => status(T.need_ref, "warn"),
   });
-
-  function showDirection(ref) {
-    const down = ref && !ref.horizontal;
-    dirButton.setAttribute("aria-pressed", down ? "true" : "false");
-    dirButton.textContent = down ? `${capital(T.down)} ↓` : `${capital(T.across)} →`;
-  }
-
-  refInput.addEventListener("input", () => {
-    const ref = parseRef(refInput.value, labelling);
-    picker.set(ref);
-    showDirection(ref);
-    formChanged();
-  });
-  refInput.addEventListener("blur", () => {
-    const ref = parseRef(refInput.value, labelling);
-    if (ref) refInput.value = formatRef(ref.row, ref.col, ref.horizontal, labelling);
-  });
-  dirButton.addEventListener("click", () => {
-    const ref = parseRef(refInput.value, labelling);
-    if (!ref) {
-      status(T.need_ref, "warn");
-      refInput.focus();
-      return;
-    }
-    const flipped = { ...ref, horizontal: !ref.horizontal };
-    refInput.value = formatRef(flipped.row, flipped.col, flipped.horizontal, labelling);
-    picker.set(flipped);
-    showDirection(flipped);
-    formChanged();
-  });
-
-  wordInput.addEventListener("input", () => {
-    const clean = wordInput.value.replace(/[^A-Za-z]/g, "").toUpperCase();
-    if (clean !== wordInput.value) wordInput.value = clean;
-    for (const i of [...blanks]) if (i >= clean.length) blanks.delete(i);
-    renderBlankToggles();
-    formChanged();
-  });
-  scoreInput.addEventListener("input", formChanged);
-
-  function renderBlankToggles() {
-    const box = $("blank-toggles");
-    box.textContent = "";
-    Array.from(wordInput.value).forEach((ch, i) => {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "blank-toggle" + (blanks.has(i) ? " on" : "");
-      b.textContent = ch;
-      b.setAttribute("aria-pressed", blanks.has(i) ? "true" : "false");
-      b.setAttribute("aria-label", `${ch} ${i + 1}: ${T.blank}`);
-      b.addEventListener("click", () => {
-        if (blanks.has(i)) blanks.delete(i);
-        else blanks.add(i);
-        renderBlankToggles();
-        formChanged();
-        box.children[i].focus();
-      });
-      box.appendChild(b);
-    });
-    $("blank-field").hidden = wordInput.value.length === 0;
-  }
-
-  function slipWord() {
-    return Array.from(wordInput.value)
-      .map((ch, i) => (blanks.has(i) ? ch.toLowerCase() : ch.toUpperCase()))
-      .join("");
-  }
-
-  function currentSlip() {
-    const ref = parseRef(refInput.value, labelling);
-    const scoreText = scoreInput.value.trim();
-    return {
-      word: slipWord(),
-      ref: ref ? formatRef(ref.row, ref.col, ref.horizontal, labelling) : refInput.value.trim().toUpperCase(),
-      score: scoreText === "" ? null : parseInt(scoreText, 10),
-    };
-  }
+  const currentSlip = fields.slip;
 
   function formChanged() {
     submitButton.textContent = accepted && !sameSlip(currentSlip(), accepted) ? T.replace : T.submit;
@@ -146,12 +60,12 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
     const slip = currentSlip();
     if (!slip.word) {
       status(T.need_word, "warn");
-      wordInput.focus();
+      fields.word.focus();
       return;
     }
     if (slip.ref && !parseRef(slip.ref, labelling)) {
       status(T.bad_ref, "warn");
-      refInput.focus();
+      fields.ref.focus();
       return;
     }
     if (accepted && sameSlip(slip, accepted)) return;
@@ -202,24 +116,12 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
   }
 
   // Put a slip in the fields (one being sent again after a reload, the one the server holds).
-  function fill(slip) {
-    wordInput.value = (slip.word || "").toUpperCase();
-    blanks.clear();
-    Array.from(slip.word || "").forEach((ch, i) => {
-      if (ch !== ch.toUpperCase()) blanks.add(i);
-    });
-    renderBlankToggles();
-    refInput.value = slip.ref || "";
-    const ref = parseRef(refInput.value, labelling);
-    picker.set(ref);
-    showDirection(ref);
-    scoreInput.value = slip.score ?? slip.claimed ?? "";
-  }
+  const fill = fields.fill;
 
   function reset() {
     accepted = null;
     $("late-note").hidden = true;
-    fill({ word: "", ref: "", score: null });
+    fields.clear();
     status("");
     $("receipt").hidden = true;
     formChanged();
@@ -277,15 +179,17 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
     const closed = info.round_status === "closed" || info.status === "over";
     form.hidden = closed || !player;
     if (closed) $("receipt").hidden = true;
+    // The blank toggles only for a rack that holds a blank.
+    const inPlay = info.round_status === "drawn" || info.round_status === "open";
+    fields.setRack(inPlay && info.game ? info.game.rack : "");
     if (info.round !== shownRound) {
       shownRound = info.round;
       const sending = sender.pending();
       if (!sending || sending.round !== info.round) reset();
     }
     update();
-    if (!(info.round_status === "drawn" || info.round_status === "open")) picker.set(null);
+    if (!inPlay) fields.unpick();
   }
 
-  renderBlankToggles();
   return { follow, update, fill, hold, send: sender.send, pending: sender.pending };
 }
