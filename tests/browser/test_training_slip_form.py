@@ -125,3 +125,32 @@ def test_training_takes_the_phones_slip_form(new_page, blank_game):
     assert page.get_attribute("#verdict", "data-outcome") == "ok"
     page.screenshot(path=str(SHOTS / "4-round2-verdict.png"), full_page=True)
     assert page.errors == []
+
+
+def test_the_phone_shows_no_blank_picker_for_a_rack_without_a_blank(live_server, new_page, make_game, make_player):
+    """The same fields on the player's phone: a word typed for a rack without a blank has no blank toggles;
+    for a rack with one, they are there."""
+    from tournaments.services import round_draw, round_start
+
+    pages = {}
+    for rack in (PLAIN_RACK, BLANK_RACK):
+        game = make_game(round_seconds=180)
+        _, token = make_player(game, name="Emile", table=4)
+        round_start(round=round_draw(game=game, rack=rack))
+        page = new_page("phone")
+        page.goto(f"/join/{game.join_code}")
+        page.evaluate(
+            "([game, token]) => localStorage.setItem(`arbiter.game.${game}`, JSON.stringify({token, player: 0}))",
+            [game.pk, token],
+        )
+        page.goto(f"/games/{game.pk}/play")
+        page.wait_for_selector("#who:has-text('Emile')")
+        page.wait_for_function("!document.getElementById('slip-word').disabled")
+        page.fill("#slip-word", "salient")
+        assert page.input_value("#slip-word") == "SALIENT"
+        pages[rack] = page
+    assert not pages[PLAIN_RACK].is_visible("#blank-field")
+    pages[PLAIN_RACK].locator("#slip-form").screenshot(path=str(SHOTS / "5-phone-no-blank.png"))
+    assert pages[BLANK_RACK].is_visible("#blank-field")
+    assert pages[BLANK_RACK].locator("#blank-toggles button").count() == 7
+    assert pages[PLAIN_RACK].errors == [] and pages[BLANK_RACK].errors == []
