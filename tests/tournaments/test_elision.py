@@ -72,3 +72,17 @@ def test_the_french_console_says_the_slip_of_alice_with_an_elision(make_game, ma
     assert "bulletin d'Alice corrigé" in html  # the log of the round
     assert "le bulletin d'Alice</span>" in html and "le bulletin de Bruno</span>" in html  # the buttons
     assert "de Alice" not in html
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("isolated_cache")
+def test_a_late_paper_slip_entered_for_eve_says_d_eve(make_game, make_player, console):
+    game = make_game(language="fr")
+    round = services.round_start(round=services.round_draw(game=game, rack="AEINRST"))
+    make_player(game, name="Ève", table=3)
+    services.round_close(round=round)
+    answer = console.post(reverse("console-late-enter", args=[game.pk, round.number]),
+                          {"table": "3", "word": "RETAINS", "ref": "H2", "score": "70"}, follow=True,
+                          HTTP_ACCEPT_LANGUAGE="fr")
+    html = answer.content.decode()
+    assert "Bulletin en retard d&#x27;Ève (table 3) saisi" in html and "de Ève" not in html

@@ -220,8 +220,8 @@ def late_enter(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
     except ServiceError as error:
         report_error(request, error)
     else:
-        messages.success(request, _("Late slip of %(name)s (table %(table)s) entered: late by %(seconds)s s.") % {
-            "name": player.name, "table": player.table, "seconds": formats.number_format(late.late_by, 1)})
+        messages.success(request, elided(_("Late slip of %(name)s (table %(table)s) entered: late by %(seconds)s s.") % {
+            "name": player.name, "table": player.table, "seconds": formats.number_format(late.late_by, 1)}, player.name))
     return redirect("console-slips", game_id=game.pk)
 
 
