@@ -162,9 +162,10 @@ def test_a_french_tournaments_review_speaks_french_with_its_typography(live_serv
     # Anna handed in no slip in round 2: said with French typography (a no-break space before the colon).
     assert page.locator("#review-rank").text_content() == f"Pas de bulletin\u00a0: {count} coups possibles."
     assert page.locator("#review-slip").inner_text() == "Aucun bulletin rendu."
-    found, players = Result.objects.filter(round=r2, paid=r2.top_score).count(), Result.objects.filter(round=r2).count()
-    assert page.locator("#review-found").inner_text() == (f"{found} joueur sur {players} a trouvé le top." if found <= 1
-                                                          else f"{found} joueurs sur {players} ont trouvé le top.")
+    found = Result.objects.filter(round=r2, paid=r2.top_score).count()
+    players = Result.objects.filter(round=r2).exclude(reason="absent").count()
+    assert page.locator("#review-found").inner_text() == (f"{found} joueur sur {players} a trouvé le top" if found <= 1
+                                                          else f"{found} joueurs sur {players} ont trouvé le top")
     first = page.locator("#review-best tr").first.locator("td").first.inner_text()
     assert first == "1er"
     assert "%" in page.locator("#review-total").text_content()

@@ -105,6 +105,7 @@ def test_player_rounds_and_game_record(table):
     assert record["board"] == game.board and "MELANIC" in game.board[7]
 
 
+@pytest.mark.usefixtures("isolated_cache")  # the review caches the round's plays: keys of this test's own
 def test_found_the_top_is_counted_once_for_the_review_and_the_solutions_sheet(make_game, make_player, arbitrator,
                                                                             monkeypatch, tmp_path):
     """A round's players are every player of the game at that round, with a slip or without one (none, a late
