@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from engine.refusals import TEXTS as ENGINE_TEXTS
 from engine.refusals import text_key
+from tournaments.pack_refusals import TEXTS as PACK_TEXTS
 # (code, why) first, then (code, "+param") for a refusal that carries that param, then code alone. A text names only params that every refusal of its key carries.
 TEXTS = {
     # The state of the game and its round.
@@ -35,6 +36,8 @@ TEXTS = {
     "same_rack": _("This is already the round's rack."),
     # The engine's refusals (engine/refusals.py: racks, grid references, words), its English translated.
     **{key: _(text) for key, text in ENGINE_TEXTS.items()},
+    # Pre-drawn games and sealed packs (tournaments/packs.py).
+    **PACK_TEXTS,
     # Racks.
     "bad_letters": _("A rack is letters A-Z and ? (a blank) only."),
     ("wrong_size", "too_long"): _("The rack is too long."),
