@@ -232,6 +232,8 @@ def test_the_standings_stay_provisional_until_the_slips_are_marked_complete(new_
 
     game = french_game
     services.player_register(game=game, name="Adèle", table=1)  # hands in paper slips
+    # Hands in nothing: the round is not complete by itself once Adèle's slip is typed, the arbitrator says so.
+    services.player_register(game=game, name="Bruno", table=3)
     phone = new_page(size="phone", locale=LOCALE)
     phone.goto(f"/join/{game.join_code}")
     phone.locator("#join-name").fill("Zoé")

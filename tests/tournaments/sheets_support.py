@@ -8,6 +8,7 @@ late arrival, a correction with its reason, and the end of the game.
 from __future__ import annotations
 
 import ctypes
+import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -103,6 +104,22 @@ def _line_text(chars: list, margin: float, column: float) -> str:
         out += char
         previous = right
     return out.rstrip()
+
+
+def pdf_stream_text(pdf: bytes) -> str:
+    """The pages' text in the order it was drawn, pages joined by form feeds: a table cell's wrapped lines
+    come one after the other (pdf_text lays the text out by position, which puts a wrapped cell's lines
+    above and below the rest of its row)."""
+    document = pdfium.PdfDocument(pdf)
+    try:
+        return "\f".join(page.get_textpage().get_text_range() for page in document)
+    finally:
+        document.close()
+
+
+def squeezed(text: str) -> str:
+    """``text`` without any white space: a wrapped phrase compares whole."""
+    return re.sub(r"\s+", "", text)
 
 
 def pdf_pages(pdf: bytes, tmp_path: Path | None = None, name: str = "sheet") -> int:

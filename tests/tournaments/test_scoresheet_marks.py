@@ -17,7 +17,7 @@ from tournaments.sheets.data import Header, Scoresheet, ScoresheetRound
 from tournaments.sheets.labels import REASONS, reason_label
 from tournaments.sheets.scoresheet import render_scoresheet
 
-from .sheets_support import pdf_text
+from .sheets_support import pdf_stream_text, pdf_text, squeezed
 
 HEADER = Header(tournament="Club", game="Game 1", date="2026-11-21", lexicon="TWL06", ruleset="fisf")
 
@@ -33,22 +33,6 @@ def _sheet(reasons, marks=None, header=HEADER) -> Scoresheet:
     return Scoresheet(header=header, name="Ann", table=1, rounds=lines, players=2)
 
 
-def _squeezed(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
-def _stream_text(pdf: bytes) -> str:
-    """The pages' text in the order it was drawn: a cell's wrapped lines one after the other (pdf_text sorts
-    by position, which interleaves them with the row's other cells)."""
-    import pypdfium2 as pdfium
-
-    document = pdfium.PdfDocument(pdf)
-    try:
-        return "\n".join(page.get_textpage().get_text_range() for page in document)
-    finally:
-        document.close()
-
-
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_every_reason_is_printed_whole(language, tmp_path):
     codes = [code for code in REASONS if code != "ok"]
@@ -58,9 +42,9 @@ def test_every_reason_is_printed_whole(language, tmp_path):
         text = pdf_text(pdf, tmp_path, f"reasons-{language}")
         labels = [reason_label(code) for code in codes]
     assert "…" not in text
-    squeezed = _squeezed(_stream_text(pdf))
+    whole = squeezed(pdf_stream_text(pdf))
     for label in labels:  # a long one wraps onto a second line of its cell: its letters all there, in order
-        assert _squeezed(label) in squeezed, label
+        assert squeezed(label) in whole, label
     assert "blank not marked" in text or language == "fr"
 
 

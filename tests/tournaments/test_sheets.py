@@ -23,7 +23,19 @@ from tournaments.sheets.record import render_record
 from tournaments.sheets.scoresheet import render_scoresheet, render_scoresheets
 from tournaments.sheets.standings import render_standings
 
-from .sheets_support import ANNA, JEAN, LUKASZ, PAUL, ZOE, pdf_fonts, pdf_pages, pdf_text, screenshot
+from .sheets_support import (
+    ANNA,
+    JEAN,
+    LUKASZ,
+    PAUL,
+    ZOE,
+    pdf_fonts,
+    pdf_pages,
+    pdf_stream_text,
+    pdf_text,
+    screenshot,
+    squeezed,
+)
 
 HEADER = Header(tournament="Coupe d'Automne", game="Game 3", date="2026-11-21", lexicon="TWL06",
                 lexicon_sha256="0123456789abcdef" * 4, ruleset="fisf")
@@ -194,9 +206,13 @@ def test_scoresheets_pdf_has_one_page_per_player_with_their_rounds(played_game, 
                          rf"{row['top_total']}", by_name[ZOE])
     assert "no slip" in by_name[ANNA]
     assert "absent" in by_name[PAUL]
+    # A reason is printed whole, wrapped within its column when long: the row read by position, the reason
+    # read in the order it was drawn.
+    jean = squeezed(next(page for page in pdf_stream_text(pdf).split("\f") if JEAN in page))
     for row in selectors.player_rounds(game=played_game.game, player=played_game.players[JEAN]):
         assert re.search(rf"{row['word']}\s+{row['ref']}\s+{row['claimed']}\s+{row['paid']}\s+"
-                         rf"{outcome_label(row['outcome'])}\s+{reason_label(row['reason'])}", by_name[JEAN])
+                         rf"{outcome_label(row['outcome'])}", by_name[JEAN])
+        assert squeezed(f"{outcome_label(row['outcome'])}{reason_label(row['reason'])}") in jean
     kept = played_game.game.rounds.exclude(kept="").first()
     assert kept is not None and f"{kept.kept}+{kept.drawn}" in by_name[ZOE]
     screenshot(pdf, "sheet-scoresheets")
