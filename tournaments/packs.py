@@ -38,6 +38,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.utils import timezone
 
+from engine.board import Board
 from engine.pregame import Pregame, PregameError, PregameRound, draw_game, replay_game
 from engine.rules import Rules
 from engine.tiles import load_tileset
@@ -54,7 +55,7 @@ KEY_BYTES = 16  # the unlock key: 128 bits
 KEY_CHECK_BITS = 12
 KEY_SYMBOLS = 28  # (128 + 12) / 5
 KEY_GROUP = 4
-PADDING = 4096  # the game's text is padded to a multiple of this: the pack's size says little of its rounds
+PADDING = 16384  # the game's text is padded to a multiple of this: a whole game fits, all packs weigh the same
 QR_PREFIX = "ARBITER-PACK-KEY"
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _TYPED = {"O": "0", "I": "1", "L": "1"}
@@ -76,22 +77,25 @@ def game_payload(game: Pregame, labelling: str) -> dict:
         "rounds": [
             {"number": r.number, "rack": r.rack, "kept": r.kept, "drawn": r.drawn, "rejected": list(r.rejected),
              "cancelled": list(r.cancelled), "master": play_to_dict(r.master, labelling), "top_score": r.top_score,
-             "tied_tops": r.tied_tops, "plays": r.plays, "board": list(r.board)}
+             "tied_tops": r.tied_tops, "plays": r.plays}
             for r in game.rounds
         ],
     }
 
 
 def pregame_of(payload: dict) -> Pregame:
-    """The engine's game back from ``game_payload``."""
-    rounds = tuple(
-        PregameRound(number=r["number"], rack=r["rack"], kept=r["kept"], drawn=r["drawn"],
-                     rejected=tuple(r["rejected"]), cancelled=tuple(r["cancelled"]),
-                     master=play_from_dict(r["master"]), top_score=r["top_score"], tied_tops=r["tied_tops"],
-                     plays=r["plays"], board=tuple(r["board"]))
-        for r in payload["rounds"]
-    )
-    return Pregame(seed=payload["seed"], rounds=rounds, board=tuple(payload["board"]), left=payload["left"],
+    """The engine's game back from ``game_payload`` (each round's board by placing the masters before it)."""
+    board, rounds = Board.empty(), []
+    for r in payload["rounds"]:
+        master = play_from_dict(r["master"])
+        rounds.append(PregameRound(number=r["number"], rack=r["rack"], kept=r["kept"], drawn=r["drawn"],
+                                   rejected=tuple(r["rejected"]), cancelled=tuple(r["cancelled"]), master=master,
+                                   top_score=r["top_score"], tied_tops=r["tied_tops"], plays=r["plays"],
+                                   board=tuple(board.rows())))
+        board = board.place(master)
+    if tuple(board.rows()) != tuple(payload["board"]):
+        raise ValueError("the masters do not make the game's board")
+    return Pregame(seed=payload["seed"], rounds=tuple(rounds), board=tuple(payload["board"]), left=payload["left"],
                    end_reason=payload["end_reason"])
 
 
