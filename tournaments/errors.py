@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from tournaments.refusals import english_text
+
 
 def error_body(code: str, message: str, fields: dict | None = None, params: dict | None = None) -> dict:
     """``{"error": {"code", "message", "fields"}}`` (and ``params`` when a page asks for them)."""
@@ -13,21 +15,25 @@ def error_body(code: str, message: str, fields: dict | None = None, params: dict
 
 
 class ServiceError(Exception):
-    """A refused action: ``code`` is a machine code, ``message`` a readable sentence, ``status`` the HTTP status."""
+    """A refused action: ``code`` is a machine code, ``message`` a readable sentence, ``status`` the HTTP status.
+
+    The message is the refusal's English text in tournaments/refusals.py, said from ``code`` and ``params``: a
+    service raises with the code and params only. ``message`` is given only for a text that has no entry
+    there because it is the words of another error (a parser's, a rule's)."""
 
     status = 400
 
-    def __init__(self, code: str, message: str, status: int | None = None, fields: dict | None = None,
+    def __init__(self, code: str, message: str | None = None, status: int | None = None, fields: dict | None = None,
                  params: dict | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        if status is not None:
-            self.status = status
-        self.fields = fields or {}
         # What the pages need to say the refusal in their reader's language (a table number, a slip...):
         # they translate from ``code`` and ``params``, never by reading ``message``.
         self.params = params or {}
+        self.code = code
+        self.message = english_text(code, self.params) if message is None else message
+        super().__init__(self.message)
+        if status is not None:
+            self.status = status
+        self.fields = fields or {}
 
     def as_dict(self) -> dict:
         return error_body(self.code, self.message, self.fields)

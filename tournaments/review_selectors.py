@@ -68,24 +68,19 @@ def reviewer(game: Game, *, player: Player | None = None, arbitrator: bool = Fal
     (``asked_player``)."""
     if player is not None:
         if asked_player not in (None, "") and str(asked_player) != str(player.pk):
-            raise Forbidden("review_other_player", "a player reads only their own review",
-                            params={"player": asked_player})
+            raise Forbidden("review_other_player", params={"player": asked_player})
         return player
     if not arbitrator:
-        raise ServiceError("review_not_authenticated", "a player token of this game, or an arbitrator of it, is needed",
-                           status=401)
+        raise ServiceError("review_not_authenticated", status=401)
     if asked_player in (None, ""):
-        raise ServiceError("review_player_needed", "name the player whose review is shown (?player=<id>)",
-                           fields={"player": ["This field is required."]})
+        raise ServiceError("review_player_needed", fields={"player": ["This field is required."]})
     try:
         player_id = int(asked_player)
     except (TypeError, ValueError):
-        raise ServiceError("review_bad_player", f"{asked_player!r} is not a player's number",
-                           fields={"player": ["A whole number."]}, params={"player": asked_player}) from None
+        raise ServiceError("review_bad_player", fields={"player": ["A whole number."]}, params={"player": asked_player}) from None
     found = Player.objects.in_game(game).filter(pk=player_id).first() if abs(player_id) < 2**63 else None
     if found is None:
-        raise NotFound("review_unknown_player", f"player {player_id} does not play this game",
-                       params={"player": player_id})
+        raise NotFound("review_unknown_player", params={"player": player_id})
     return found
 
 
@@ -106,23 +101,20 @@ def reviewable_rounds(game: Game) -> list[Round]:
 def review_round(game: Game, number, reviewable: list[Round]) -> Round:
     """The round ``number`` if it may be reviewed; a refusal that shows nothing of the round otherwise."""
     if not reviewable:
-        raise Conflict("review_nothing_yet", "no round of this game can be reviewed yet: a round is open to "
-                       "review once the next rack is drawn, or the game is over")
+        raise Conflict("review_nothing_yet")
     if number in (None, ""):
         return reviewable[0]
     try:
         wanted = int(number)
     except (TypeError, ValueError):
-        raise ServiceError("review_bad_round", f"{number!r} is not a round number",
-                           fields={"round": ["A whole number."]}, params={"round": number}) from None
+        raise ServiceError("review_bad_round", fields={"round": ["A whole number."]}, params={"round": number}) from None
     for r in reviewable:
         if r.number == wanted:
             return r
     exists = game.rounds.counting().filter(number=wanted).exists()
     if not exists:
-        raise NotFound("review_no_round", f"this game has no round {wanted}", params={"round": wanted})
-    raise Conflict("review_round_not_over", f"round {wanted} can be reviewed once the next rack is drawn or the "
-                   "game is over", params={"round": wanted})
+        raise NotFound("review_no_round", params={"round": wanted})
+    raise Conflict("review_round_not_over", params={"round": wanted})
 
 
 # --------------------------------------------------------------------------------------------------

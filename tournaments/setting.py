@@ -32,7 +32,7 @@ def setting_of(tournament: Tournament) -> Setting:
     try:
         lexicon = get_lexicon(tournament.lexicon)
     except LookupError:
-        raise ServiceError("unknown_lexicon", f"the lexicon {tournament.lexicon!r} is not available",
+        raise ServiceError("unknown_lexicon",
                            params={"lexicon": tournament.lexicon}) from None
     return Setting(tournament.rules, tournament.tiles, lexicon, tournament.coordinates)
 

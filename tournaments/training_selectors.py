@@ -55,7 +55,7 @@ def training_game(game_id: int, user, token: str | None = None, *, shell: bool =
     member's phone then asks for with its token."""
     game = Game.objects.select_related("tournament").filter(pk=game_id).first()
     if game is None or not (may_train(game, user, token) or (shell and members_only(game))):
-        raise NotFound("training_not_open", f"no game {game_id} open for training", params={"game": game_id})
+        raise NotFound("training_not_open", params={"game": game_id})
     return game
 
 
@@ -73,7 +73,7 @@ def training_round(game: Game, number: int) -> Round:
     """The round ``number`` replayed (closed, with a top); 404 otherwise."""
     round = game.rounds.filter(number=number, status=Round.Status.CLOSED, top_score__isnull=False).first()
     if round is None:
-        raise NotFound("training_no_round", f"no round {number} in this game", params={"round": number})
+        raise NotFound("training_no_round", params={"round": number})
     return round
 
 
@@ -97,7 +97,7 @@ def read_result(game: Game, token: str) -> dict:
     try:
         body = signing.loads(token, salt=RESULT_SALT, max_age=settings.ARBITER_TRAINING_LINK_MAX_AGE)
     except signing.BadSignature:
-        raise NotFound("training_bad_link", "this result link was not given by this server") from None
+        raise NotFound("training_bad_link") from None
     if body.get("g") != game.pk:
-        raise NotFound("training_bad_link", "this result link is of another game")
+        raise NotFound("training_bad_link", params={"why": "other_game"})
     return shown_result(body)

@@ -212,7 +212,7 @@ def test_registering_after_the_end_shows_the_services_refusal(console, seated):
     services.game_end(game=game)
     answer = console.post(reverse("console-player-register", args=[game.pk]), {"name": "Late", "table": "9"})
     assert answer.status_code == 409
-    assert "The game is over." in answer.content.decode()
+    assert "the game is over" in answer.content.decode()
     assert not Player.objects.filter(name="Late").exists()
 
 
@@ -292,7 +292,7 @@ def test_drawing_while_a_round_is_in_play_is_refused(console, seated):
     game, _, _ = seated
     open_round(game)
     answer = console.post(reverse("console-draw", args=[game.pk]), follow=True)
-    assert "A round is still in play: close it first." in messages_of(answer)
+    assert "a round is still in play: close it first" in messages_of(answer)
     assert Round.objects.filter(game=game).count() == 1
 
 
@@ -307,7 +307,7 @@ def test_start_opens_the_round_with_a_clock(console, seated):
     assert f'data-deadline="{round.deadline.isoformat()}"' in html
     assert 'id="close-button"' in html
     again = console.post(reverse("console-round-start", args=[game.pk, 1]), follow=True)
-    assert "A round is still in play: close it first." in messages_of(again)
+    assert "the round is already open" in messages_of(again)
 
 
 def test_progress_shows_who_is_missing_never_the_slips_content(console, seated):
@@ -374,7 +374,7 @@ def test_end_of_the_game_is_refused_while_a_round_is_open_then_done(console, sea
     game, _, _ = seated
     round = open_round(game)
     refused = console.post(reverse("console-game-end", args=[game.pk]), follow=True)
-    assert "A round is still in play: close it first." in messages_of(refused)
+    assert "a round is still open: close it first" in messages_of(refused)
     services.round_close(round=round)
     done = console.post(reverse("console-game-end", args=[game.pk]), follow=True)
     game.refresh_from_db()
@@ -507,7 +507,7 @@ def test_a_plain_form_post_redirects_back_with_a_message(console, seated):
     assert "Table 1 (Ada): RETAINS H8 66 recorded." in messages_of(answer)
     refused = console.post(reverse("console-slip-enter", args=[game.pk]),
                            {"round": "1", "table": "8", "word": "RETAINS"}, follow=True)
-    assert "No player sits at table 8." in messages_of(refused)
+    assert "no player at table 8 in this game" in messages_of(refused)
 
 
 def test_slips_page_without_an_open_round_says_so(console, seated):
@@ -591,7 +591,7 @@ def test_correcting_a_replaced_slip_shows_the_services_refusal(console, seated):
     services.slip_correct(slip=slip, reason="first", actor=console.user, word=top["word"])
     answer = console.post(reverse("console-slip-correct", args=[game.pk, slip.pk]),
                           {"reason": "second"}, follow=True)
-    assert "This slip was replaced: correct the one that counts." in messages_of(answer)
+    assert "this slip was replaced: correct the one that counts" in messages_of(answer)
 
 
 def test_rounds_page_lists_racks_rejections_and_masters(console, seated):
@@ -674,7 +674,7 @@ def test_importing_under_a_built_in_name_is_refused(console):
         "name": "TWL06", "tileset": "english", "file": SimpleUploadedFile("x.txt", b"cat\n", "text/plain"),
     })
     assert answer.status_code == 409
-    assert "This name belongs to a built-in lexicon" in answer.content.decode()
+    assert "is a built-in lexicon" in answer.content.decode()
 
 
 def test_console_speaks_french(console, seated):

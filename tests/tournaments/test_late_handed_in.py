@@ -111,7 +111,7 @@ def test_the_console_takes_a_time_of_day(closed_round, console):
         assert LateSlip.objects.filter(round=rnd).count() == 1
     answer = console.post(reverse("console-late-enter", args=[game.pk, rnd.number]),
                           {"table": "1", "word": "MELANIC", "received_at": "25:99"}, follow=True)
-    assert "must be a time of day (20:15) on the console" in answer.content.decode()
+    assert "25:99 is not a time of day (20:15 or 20:15:30)" in answer.content.decode()
     assert LateSlip.objects.filter(round=rnd).count() == 1
 
 

@@ -49,7 +49,7 @@ def test_an_empty_table_is_404_unknown_table_on_both(hall):
     assert _api(hall, table=9, word="RETAINS").json()["error"]["code"] == "unknown_table"
     answer = _console(hall, table=9, word="RETAINS")
     assert (answer.status_code, answer.json()["error"]["code"]) == (404, "unknown_table")
-    assert answer.json()["error"]["message"] == "No player sits at table 9."
+    assert answer.json()["error"]["message"] == "no player at table 9 in this game"
 
 
 def test_paper_slips_without_a_key_get_one_of_one_form_on_both(hall):

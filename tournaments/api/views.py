@@ -79,8 +79,8 @@ def valid(serializer_class, request, **context):
     """The body's fields, checked by the serializer. The body is a JSON object (no body at all reads as {});
     JSON that is not an object, null included, is refused."""
     if not isinstance(request.data, dict):
-        raise ServiceError("invalid", "The body must be a JSON object.",
-                           fields={"non_field_errors": ["The body must be a JSON object."]})
+        raise ServiceError("invalid", fields={"non_field_errors": ["The body must be a JSON object."]},
+                           params={"why": "not_object"})
     serializer = serializer_class(data=request.data, context=context)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -89,7 +89,7 @@ def valid(serializer_class, request, **context):
 def get_game(game_id: int) -> Game:
     game = Game.objects.select_related("tournament").filter(pk=game_id).first()
     if game is None:
-        raise NotFound("not_found", f"no game {game_id}")
+        raise NotFound("not_found", params={"game": game_id, "why": "game"})
     return game
 
 
@@ -108,7 +108,7 @@ def get_round(game: Game, number: int) -> Round:
         .first()
     )
     if round is None:
-        raise NotFound("not_found", f"no round {number} in game {game.pk}")
+        raise NotFound("not_found", params={"round": number, "game": game.pk, "why": "round"})
     return round
 
 
@@ -118,7 +118,7 @@ def get_round_of_game(game_id: int, number: int) -> Round:
     round = selectors.round_with_game(game_id=game_id, number=number)
     if round is None:
         get_game(game_id)  # no game: 404 naming the game
-        raise NotFound("not_found", f"no round {number} in game {game_id}")
+        raise NotFound("not_found", params={"round": number, "game": game_id, "why": "round"})
     return round
 
 
@@ -154,9 +154,9 @@ class AuthTokenView(ApiView):
         if user is None:
             if getattr(request._request, "axes_locked_out", False):
                 raise ServiceError("locked_out", security.locked_out_message(), status=429)
-            raise ServiceError("bad_credentials", "Unknown username or wrong password.")
+            raise ServiceError("bad_credentials")
         if not user.is_staff:
-            raise Forbidden("not_arbitrator", "Only arbitrators (staff users) get an API token.")
+            raise Forbidden("not_arbitrator", params={"why": "api_token"})
         token, expires = security.issue_api_token(user)
         return Response(s.TokenSerializer({"token": token, "expires": expires}).data)
 
@@ -177,7 +177,7 @@ class TournamentGamesView(ApiView):
     def post(self, request, tournament_id: int):
         tournament = Tournament.objects.filter(pk=tournament_id).first()
         if tournament is None:
-            raise NotFound("not_found", f"no tournament {tournament_id}")
+            raise NotFound("not_found", params={"tournament": tournament_id, "why": "tournament"})
         data = valid(s.GameCreateSerializer, request)
         game = services.game_create(tournament=tournament, seed=data.get("seed"), actor=request.user)
         return Response(s.GameSerializer(game).data, status=status.HTTP_201_CREATED)
@@ -188,7 +188,7 @@ class TournamentStandingsView(PublicView):
     def get(self, request, tournament_id: int):
         tournament = Tournament.objects.filter(pk=tournament_id).first()
         if tournament is None:
-            raise NotFound("not_found", f"no tournament {tournament_id}")
+            raise NotFound("not_found", params={"tournament": tournament_id, "why": "tournament"})
         return Response(s.TournamentStandingRowSerializer(selectors.tournament_standings(tournament=tournament),
                                                           many=True).data)
 
@@ -284,7 +284,7 @@ class GameLiveView(PublicView):
     def get(self, request, game_id: int):
         body = reading.live_body(game_id)
         if body is None:
-            raise NotFound("not_found", f"no game {game_id}")
+            raise NotFound("not_found", params={"game": game_id, "why": "game"})
         return Response(s.LiveSerializer(body).data)
 
 
@@ -446,8 +446,8 @@ class SlipsView(ApiView):
         ref = checked_ref(data.get("ref"), game)
         entered_by = arbitrator(request)
         if data.get("received_at") is not None and not (entered_by is not None and data.get("late")):
-            raise ServiceError("invalid", "received_at is given only with late: true, by an arbitrator (a paper slip "
-                               "handed in after the end call).", fields={"received_at": ["only with late: true"]})
+            raise ServiceError("invalid", fields={"received_at": ["only with late: true"]},
+                               params={"why": "received_at"})
         if entered_by is not None and data.get("late"):
             player = services.paper_player(game=game, player=data.get("player"), table=data.get("table"))
             late = services.slip_enter_late(round=round, player=player, word=data["word"], ref=ref,
@@ -464,9 +464,9 @@ class SlipsView(ApiView):
             else:
                 player = player_of(request)
                 if data.get("player") not in (None, player.pk):
-                    raise Forbidden("not_your_slip", "A player hands in their own slip only.")
+                    raise Forbidden("not_your_slip")
                 if not data.get("key"):
-                    raise ServiceError("invalid", "A slip needs a key.", fields={"key": ["This field is required."]})
+                    raise ServiceError("invalid", fields={"key": ["This field is required."]}, params={"why": "no_key"})
                 slip, created = services.slip_submit(
                     round=round, player=player, word=data["word"], ref=ref, score=data.get("score"),
                     key=data["key"], seq=data.get("seq"), now=received_at(request), sent_ms=data.get("sent_ms"),
@@ -493,7 +493,7 @@ class ReceiptCheckView(ApiView):
         if not shape.is_valid():  # not a receipt's shape: 400 under "receipt"; what a receipt proves is the check's
             problems = [f"{name}: {' '.join(map(str, errors)) if isinstance(errors, list) else 'not valid'}"
                         for name, errors in shape.errors.items()]
-            raise ServiceError("invalid", "This is not a slip's receipt.", fields={"receipt": problems})
+            raise ServiceError("invalid", fields={"receipt": problems}, params={"why": "receipt"})
         return Response(s.ReceiptCheckSerializer(receipt_check(game=game, receipt=request.data)).data)
 
 
@@ -511,7 +511,7 @@ class LateAdmitView(ApiView):
         round = get_round(get_game(game_id), number)
         late = LateSlip.objects.filter(pk=late_id, round=round).first()
         if late is None:
-            raise NotFound("not_found", f"no late slip {late_id} in round {number}")
+            raise NotFound("not_found", params={"late": late_id, "round": number, "why": "late_slip"})
         data = valid(s.LateAdmitSerializer, request)
         services.late_slip_admit(late=late, reason=data["reason"], actor=request.user)
         round.refresh_from_db()
@@ -527,7 +527,7 @@ class SlipCorrectView(ApiView):
         round = get_round(game, number)
         slip = Slip.objects.filter(pk=slip_id, round=round).select_related("round", "player").first()
         if slip is None:
-            raise NotFound("not_found", f"no slip {slip_id} in round {number}")
+            raise NotFound("not_found", params={"slip": slip_id, "round": number, "why": "slip"})
         data = valid(s.CorrectionSerializer, request)
         changes = {name: data[name] for name in ("word", "score") if name in data}
         if "ref" in data:

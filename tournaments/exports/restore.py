@@ -85,8 +85,7 @@ def _check_texts(record) -> None:
 def _check_seed(record: dict) -> None:
     seed = record["game"].get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX):
-        raise ServiceError("bad_seed", f"a game record's seed is a whole number from 0 to {SEED_MAX}",
-                           fields={"seed": ["out of range"]}, params={"why": "record", "max": SEED_MAX})
+        raise ServiceError("bad_seed", fields={"seed": ["out of range"]}, params={"why": "record", "max": SEED_MAX})
 
 
 def check_record(record) -> None:
@@ -141,9 +140,7 @@ def check_seal(record: dict) -> tuple[str, str]:
     try:
         found = seal.verify(body, mark)
     except (seal.BadSeal, ValueError) as error:  # ValueError: what canonical JSON cannot write
-        raise ServiceError("bad_seal", "the record's seal does not match its content: it was changed after it "
-                           f"was sealed, or the seal is damaged ({error})", fields={SEAL_KEY: ["does not match"]},
-                           ) from None
+        raise ServiceError("bad_seal", fields={SEAL_KEY: ["does not match"]}, params={"detail": str(error)}) from None
     return found, str(mark.get("key", ""))
 
 def _tournament_settings(tournament: Tournament) -> dict:
@@ -166,11 +163,7 @@ def _check_settings(tournament: Tournament, wanted: dict) -> None:
         if name in wanted and (wanted.get(name) or ({} if name == "rule_overrides" else "")) != have[name]
     }
     if differ:
-        raise Conflict(
-            "settings_mismatch",
-            "the tournament's settings differ from the record's: " + ", ".join(sorted(differ)),
-            fields=differ, params={"settings": ", ".join(sorted(differ))},
-        )
+        raise Conflict("settings_mismatch", fields=differ, params={"settings": ", ".join(sorted(differ))})
 
 
 def _new_tournament(settings: dict, actor) -> Tournament:

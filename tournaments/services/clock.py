@@ -34,8 +34,8 @@ def round_start(*, round: Round, actor=None, now: datetime | None = None) -> Rou
         )
         if not updated:
             if current.status == Round.Status.OPEN:
-                raise Conflict("round_open", "the round is already open")
-            raise Conflict("round_closed", "the round is closed")
+                raise Conflict("round_open", params={"why": "already_open"})
+            raise Conflict("round_closed")
         log(game=current.game, round=current, action="round_start", actor=actor,
             after={"deadline": deadline.isoformat(), "seconds": seconds})
         notify_game_changed(current.game_id)

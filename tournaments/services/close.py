@@ -151,9 +151,9 @@ def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Rou
         current = Round.objects.select_for_update().select_related("game__tournament").get(pk=round.pk)
         game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
         if current.status != Round.Status.CLOSED:
-            raise Conflict("round_not_closed", "the master is chosen once the round is closed")
+            raise Conflict("round_not_closed")
         if game.rounds.counting().filter(number__gt=current.number).exists():
-            raise Conflict("master_locked", "the next round has been drawn: the master can no longer change")
+            raise Conflict("master_locked")
         try:
             wanted = parse_ref(ref, game.tournament.coordinates)
         except RefError as error:
@@ -167,7 +167,7 @@ def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Rou
         exact = [top for top in candidates if top["word"] == text]
         chosen = (exact or candidates or [None])[0]
         if chosen is None:
-            raise Conflict("not_a_top", f"{text} {ref} is not one of the tied tops", fields={"word": ["not a top"]},
+            raise Conflict("not_a_top", fields={"word": ["not a top"]},
                            params={"word": text, "ref": str(ref)})
         before = brief(current.master)
         current.master = chosen
@@ -197,7 +197,7 @@ def game_end(*, game: Game, actor=None) -> Game:
             return game
         in_play = round_in_play(game)
         if in_play is not None and in_play.status == Round.Status.OPEN:
-            raise Conflict("round_open", "a round is still open: close it first")
+            raise Conflict("round_open", params={"why": "end"})
         if in_play is not None:
             Round.objects.filter(pk=in_play.pk).update(status=Round.Status.CANCELLED)
             game.bag = sorted_letters(game.bag + in_play.rack)

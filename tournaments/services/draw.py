@@ -41,9 +41,9 @@ def _lock_for_next_rack(game: Game):
     """Lock the game for its next rack: (game, setting, next round number); 409 if over or a round is in play."""
     game = Game.objects.select_for_update().select_related("tournament").get(pk=game.pk)
     if game.status == Game.Status.OVER:
-        raise Conflict("game_over", "the game is over")
+        raise Conflict("game_over")
     if round_in_play(game) is not None:
-        raise Conflict("round_open", "a round is still in play: close it first")
+        raise Conflict("round_open")
     _check_pause(game)
     return game, setting_of(game.tournament), _next_number(game)
 
@@ -57,8 +57,7 @@ def _check_pause(game: Game) -> None:
     left = (last_close + timedelta(seconds=pause) - timezone.now()).total_seconds()
     if left > 0:
         wait = max(1, math.ceil(left))
-        raise Conflict("too_soon", f"the next rack can be drawn in {wait} s: at least {pause} s after a round closes",
-                       fields={"seconds": wait}, params={"seconds": wait, "pause": pause})
+        raise Conflict("too_soon", fields={"seconds": wait}, params={"seconds": wait, "pause": pause})
 
 
 def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejection: bool = False) -> Round:
@@ -72,9 +71,9 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
     act_as(require_head, game.pk, actor)
 
     if rack is not None and not isinstance(rack, str):
-        raise ServiceError("bad_letters", "the rack must be letters", fields={"rack": ["not text"]})
+        raise ServiceError("bad_letters", fields={"rack": ["not text"]})
     if rack is not None and len(rack) > TYPED_RACK_MAX:
-        raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]},
+        raise ServiceError("wrong_size", fields={"rack": ["too long"]},
                            params={"why": "too_long", "max": 40})
     over = False
     with transaction.atomic():
@@ -119,8 +118,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
             round_id = round.pk
             transaction.on_commit(lambda: _schedule_tops(round_id))
     if over:
-        raise Conflict("game_over", "the letters left cannot make a valid rack: the game is over",
-                       params={"why": "no_valid_rack"})
+        raise Conflict("game_over", params={"why": "no_valid_rack"})
     return round
 
 
@@ -143,7 +141,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
     act_as(require_head, game.pk, actor)
 
     if not isinstance(rack, str) or not rack.strip() or len(rack) > TYPED_RACK_MAX:
-        raise ServiceError("bad_letters", "type the rejected rack's letters", fields={"rack": ["required"]})
+        raise ServiceError("bad_letters", fields={"rack": ["required"]}, params={"why": "rejected"})
     with transaction.atomic():
         game, setting, number = _lock_for_next_rack(game)
         try:
@@ -155,8 +153,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
             kept = sorted_letters(game.kept)
             new = sorted_letters((Counter(letters) - Counter(game.kept)).elements())
         else:
-            raise Conflict("rack_valid", f"{draw.rack} obeys the vowel/consonant rule: draw it as the round's rack",
-                           fields={"rack": ["valid"]}, params={"rack": draw.rack})
+            raise Conflict("rack_valid", fields={"rack": ["valid"]}, params={"rack": draw.rack})
         record = "-" + format_rack(kept, new)
         before = {"bag": game.bag, "kept": game.kept, "pending_rejected": list(game.pending_rejected)}
         game.bag = sorted_letters(list(game.bag) + list(game.kept))

@@ -37,11 +37,9 @@ RACK_FIX = "rack_fix"
 def _reason(reason, *, required: bool = True) -> str:
     text = " ".join(str(reason or "").split())
     if required and not text:
-        raise ServiceError("reason_required", "say why: the reason is kept in the log and the game record",
-                           fields={"reason": ["required"]})
+        raise ServiceError("reason_required", fields={"reason": ["required"]}, params={"why": "incident"})
     if len(text) > REASON_MAX:
-        raise ServiceError("reason_too_long", f"a reason has at most {REASON_MAX} characters",
-                           fields={"reason": ["too long"]}, params={"max": REASON_MAX})
+        raise ServiceError("reason_too_long", fields={"reason": ["too long"]}, params={"max": REASON_MAX})
     return text
 
 
@@ -61,9 +59,9 @@ def _locked(round: Round) -> Round:
 
 def _refuse_unless_open(round: Round) -> None:
     if round.status == Round.Status.DRAWN:
-        raise Conflict("round_not_open", "the round has not started yet", params={"round": round.number})
+        raise Conflict("round_not_open", params={"round": round.number})
     if round.status != Round.Status.OPEN:
-        raise Conflict("round_closed", "the round is closed", params={"round": round.number})
+        raise Conflict("round_closed", params={"round": round.number})
 
 
 def _seconds(value: float) -> float:
@@ -89,7 +87,7 @@ def clock_stopped_at(round: Round, now: datetime) -> bool:
 def refuse_if_paused(round: Round) -> None:
     """409 ``paused`` for an action a paused round does not allow (its close): resume it first."""
     if Round.objects.filter(pk=round.pk, paused_at__isnull=False).exists():
-        raise Conflict("paused", "the clock is paused: resume it first", params={"round": round.number})
+        raise Conflict("paused", params={"round": round.number, "why": "resume"})
 
 
 def round_pause(*, round: Round, reason: str, actor=None, now: datetime | None = None) -> Round:
@@ -103,11 +101,10 @@ def round_pause(*, round: Round, reason: str, actor=None, now: datetime | None =
         current = _locked(round)
         _refuse_unless_open(current)
         if current.paused_at is not None:
-            raise Conflict("paused", "the clock is already paused", params={"round": current.number})
+            raise Conflict("paused", params={"round": current.number, "why": "already"})
         left = (current.deadline - now).total_seconds()
         if left <= 0:
-            raise Conflict("deadline_passed", "the deadline has passed: the round closes",
-                           params={"round": current.number})
+            raise Conflict("deadline_passed", params={"round": current.number})
         left = _seconds(left)
         incidents = _record(current, PAUSE, actor, text, now, time_left=left)
         Round.objects.filter(pk=current.pk).update(paused_at=now, time_left=left, incidents=incidents)
@@ -127,7 +124,7 @@ def round_resume(*, round: Round, reason: str = "", actor=None, now: datetime | 
         current = _locked(round)
         _refuse_unless_open(current)
         if current.paused_at is None:
-            raise Conflict("not_paused", "the clock is not paused", params={"round": current.number})
+            raise Conflict("not_paused", params={"round": current.number})
         deadline = now + timedelta(seconds=current.time_left or 0)
         paused_for = _seconds((now - current.paused_at).total_seconds())
         incidents = _record(current, RESUME, actor, text, now, time_left=current.time_left,
@@ -154,8 +151,7 @@ def round_extend(*, round: Round, seconds: int, reason: str, actor=None, now: da
     act_as(require_head, round.game_id, actor)
     most = max_extend_seconds()
     if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= most:
-        raise ServiceError("bad_seconds", f"a round is extended by a whole number of seconds from 1 to {most}",
-                           fields={"extra_seconds": ["out of range"]}, params={"max": most})
+        raise ServiceError("bad_seconds", fields={"extra_seconds": ["out of range"]}, params={"max": most})
     text = _reason(reason)
     now = now or timezone.now()
     with transaction.atomic():
@@ -163,8 +159,7 @@ def round_extend(*, round: Round, seconds: int, reason: str, actor=None, now: da
         _refuse_unless_open(current)
         paused = current.paused_at is not None
         if not paused and current.deadline <= now:
-            raise Conflict("deadline_passed", "the deadline has passed: the round closes",
-                           params={"round": current.number})
+            raise Conflict("deadline_passed", params={"round": current.number})
         deadline = current.deadline + timedelta(seconds=seconds)
         changes = {"deadline": deadline, "extended_seconds": current.extended_seconds + seconds}
         if paused:
@@ -197,8 +192,7 @@ def round_cancel(*, round: Round, reason: str, actor=None, now: datetime | None 
     with transaction.atomic():
         current = _locked(round)
         if current.status not in (Round.Status.DRAWN, Round.Status.OPEN):
-            raise Conflict("round_closed", "only a drawn or open round can be cancelled",
-                           params={"round": current.number})
+            raise Conflict("round_closed", params={"round": current.number, "why": "cancel"})
         game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
         slips = Slip.objects.filter(round=current).count()
         was = {"status": current.status, "rack": current.rack, "bag": game.bag, "kept": game.kept}
@@ -222,16 +216,15 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
     clock has started, ``same_rack`` when nothing changes; the rack's own refusals as for a draw."""
     act_as(require_head, round.game_id, actor)
     if not isinstance(rack, str) or not rack.strip():
-        raise ServiceError("bad_letters", "type the rack's letters", fields={"rack": ["required"]})
+        raise ServiceError("bad_letters", fields={"rack": ["required"]}, params={"why": "required"})
     if len(rack) > TYPED_RACK_MAX:
-        raise ServiceError("wrong_size", "the rack is too long", fields={"rack": ["too long"]})
+        raise ServiceError("wrong_size", fields={"rack": ["too long"]}, params={"why": "too_long"})
     text = _reason(reason)
     now = now or timezone.now()
     with transaction.atomic():
         current = _locked(round)
         if current.status != Round.Status.DRAWN:
-            raise Conflict("round_not_drawn", "the rack can be replaced only before the clock starts",
-                           params={"round": current.number})
+            raise Conflict("round_not_drawn", params={"round": current.number})
         game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
         setting = setting_of(game.tournament)
         bag = list(game.bag) + list(current.drawn)  # the bag as it was before this rack was drawn
@@ -240,7 +233,7 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
         except RackError as error:
             raise rack_refused(error) from None
         if draw.rack == current.rack:
-            raise Conflict("same_rack", f"{draw.rack} is the rack already drawn", fields={"rack": ["unchanged"]},
+            raise Conflict("same_rack", fields={"rack": ["unchanged"]},
                            params={"rack": draw.rack})
         new_bag = "".join(draw.bag)
         incidents = _record(current, RACK_FIX, actor, text, now, before=current.rack, after=draw.rack,

@@ -18,8 +18,7 @@ from .roles import require_arbitrator
 
 def _checked_table(table) -> int:
     if isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= TABLE_MAX:
-        raise ServiceError("bad_table", f"a table number is a whole number from 1 to {TABLE_MAX}",
-                           fields={"table": ["out of range"]}, params={"table": table, "max": TABLE_MAX})
+        raise ServiceError("bad_table", fields={"table": ["out of range"]}, params={"table": table, "max": TABLE_MAX})
     return table
 
 
@@ -40,13 +39,11 @@ def seat_for_phone(*, tournament_id: int, table: int | None) -> int:
     if table is not None:
         table = _checked_table(table)
         if _table_holder(tournament_id, table) is not None:
-            raise Conflict("table_taken", f"table {table} is taken: choose another, or none to get the next free one",
-                           fields={"table": ["taken"]}, params={"table": table})
+            raise Conflict("table_taken", fields={"table": ["taken"]}, params={"table": table})
         return table
     highest = Player.objects.filter(tournament_id=tournament_id).aggregate(n=Max("table"))["n"] or 0
     if highest >= TABLE_MAX:
-        raise Conflict("no_free_table", f"every table up to {TABLE_MAX} is taken: ask the arbitrator for one",
-                       fields={"table": ["none free"]}, params={"max": TABLE_MAX})
+        raise Conflict("no_free_table", fields={"table": ["none free"]}, params={"max": TABLE_MAX})
     return highest + 1
 
 
@@ -63,14 +60,13 @@ def player_table_change(*, game: Game, player: Player, table: int | None, actor=
         plays_here = Player.objects.in_game(game).filter(pk=getattr(player, "pk", None)).exists()
         current = Player.objects.select_for_update().filter(pk=player.pk).first() if plays_here else None
         if current is None:
-            raise NotFound("unknown_player", "no such player in this game", fields={"player": ["unknown"]})
+            raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "in_game"})
         if current.table == table:
             return current
         if table is not None:
             holder = _table_holder(game.tournament_id, table, other_than=current.pk)
             if holder is not None:
-                raise Conflict("table_taken", f"{holder.name} already sits at table {table}",
-                               fields={"table": ["taken"]}, params={"table": table, "name": holder.name})
+                raise Conflict("table_taken", fields={"table": ["taken"]}, params={"table": table, "name": holder.name})
         before = current.table
         current.table = table
         current.save(update_fields=["table"])
@@ -91,11 +87,10 @@ def round_slips_complete(*, round: Round, actor) -> Round:
     with transaction.atomic():
         current = Round.objects.select_for_update().select_related("game").filter(pk=round.pk).first()
         if current is None or current.status == Round.Status.CANCELLED:
-            raise NotFound("not_found", "no such round", params={"round": getattr(round, "number", None)})
+            raise NotFound("not_found", params={"round": getattr(round, "number", None), "why": "no_round"})
         require_arbitrator(current.game_id, actor)  # the game's head or an assistant (services.roles)
         if current.status != Round.Status.CLOSED:
-            raise Conflict("round_not_closed", "a round's slips are marked complete once it is closed",
-                           params={"round": current.number})
+            raise Conflict("round_not_closed", params={"round": current.number, "why": "complete"})
         if current.slips_complete:
             return current
         current.slips_complete = True

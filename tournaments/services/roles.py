@@ -70,15 +70,13 @@ def require_head(game_id: int, user) -> None:
     """403 ``head_only`` unless the user runs the game (the clock, the racks, the master, incidents, roles)."""
     role = role_of(game_id, user)
     if role != HEAD:
-        raise Forbidden("head_only", "only the game's head arbitrator may do this",
-                        params={"role": role or NO_ROLE})
+        raise Forbidden("head_only", params={"role": role or NO_ROLE})
 
 
 def require_arbitrator(game_id: int, user) -> None:
     """403 ``not_game_arbitrator`` unless the user has a role in the game (head or assistant)."""
     if role_of(game_id, user) is None:
-        raise Forbidden("not_game_arbitrator", "you have no arbitrator's role in this game",
-                        params={"role": NO_ROLE})
+        raise Forbidden("not_game_arbitrator", params={"role": NO_ROLE})
 
 
 def act_as(require, game_id: int, actor) -> None:
@@ -93,15 +91,13 @@ def require_tournament_head(tournament_id: int, user) -> None:
     """403 ``head_only`` unless the user may create games in the tournament and import records into it."""
     role = tournament_role(tournament_id, user)
     if role != HEAD:
-        raise Forbidden("head_only", "only a head arbitrator of this tournament may do this",
-                        params={"role": role or NO_ROLE, "why": "tournament"})
+        raise Forbidden("head_only", params={"role": role or NO_ROLE, "why": "tournament"})
 
 
 def require_tournament_arbitrator(tournament_id: int, user) -> None:
     """403 ``not_game_arbitrator`` unless the user has a role in one of the tournament's games."""
     if tournament_role(tournament_id, user) is None:
-        raise Forbidden("not_game_arbitrator", "you have no arbitrator's role in this tournament",
-                        params={"role": NO_ROLE, "why": "tournament"})
+        raise Forbidden("not_game_arbitrator", params={"role": NO_ROLE, "why": "tournament"})
 
 
 def arbitrators(game: Game) -> list[dict]:
@@ -119,12 +115,12 @@ def arbitrator_set(*, game: Game, username: str, role: str, actor) -> list[dict]
     remain (409 ``last_head``); taking every role away gives the game back to every staff arbitrator.
     """
     if role not in ROLES:
-        raise ServiceError("bad_role", f"the role is one of {', '.join(ROLES)}", fields={"role": ["unknown"]},
-                           params={"role": str(role)})
+        raise ServiceError("bad_role", fields={"role": ["unknown"]},
+                           params={"role": str(role), "choices": ", ".join(ROLES)})
     name = str(username or "").strip()
     user = get_user_model().objects.filter(username=name).first()
     if user is None or not _is_staff(user):
-        raise NotFound("unknown_arbitrator", f"no arbitrator {name!r}", fields={"user": ["not an arbitrator"]},
+        raise NotFound("unknown_arbitrator", fields={"user": ["not an arbitrator"]},
                        params={"user": name})
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game.pk)
@@ -138,8 +134,7 @@ def arbitrator_set(*, game: Game, username: str, role: str, actor) -> list[dict]
             GameArbitrator.objects.update_or_create(game=game, user=user, defaults={"role": role})
         after = arbitrators(game)
         if after and not any(row["role"] == HEAD for row in after):
-            raise Conflict("last_head", "a game needs a head arbitrator: name another head first",
-                           fields={"role": ["the last head"]}, params={"user": name})
+            raise Conflict("last_head", fields={"role": ["the last head"]}, params={"user": name})
         log(game=game, action="arbitrator_role", actor=actor, before={"arbitrators": before},
             after={"user": name, "role": role, "arbitrators": after})
         notify_game_changed(game.pk)

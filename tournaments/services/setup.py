@@ -34,18 +34,11 @@ def _clean_name(value, field: str, max_length: int) -> str:
     text = clean_name(value)
     if not text:
         if str(value or "").strip():
-            raise ServiceError(
-                f"{field}_required",
-                f"a {field} needs at least one visible character (invisible and control characters are removed)",
-                fields={field: ["no visible character"]}, params={"field": field, "why": "invisible"},
-            )
-        raise ServiceError(f"{field}_required", f"a {field} is needed", fields={field: ["required"]},
-                           params={"field": field})
+            raise ServiceError(f"{field}_required", fields={field: ["no visible character"]},
+                               params={"field": field, "why": "invisible"})
+        raise ServiceError(f"{field}_required", fields={field: ["required"]}, params={"field": field})
     if len(text) > max_length:
-        raise ServiceError(
-            f"{field}_too_long", f"a {field} has at most {max_length} characters", fields={field: ["too long"]},
-            params={"field": field, "max": max_length},
-        )
+        raise ServiceError(f"{field}_too_long", fields={field: ["too long"]}, params={"field": field, "max": max_length})
     return text
 
 
@@ -71,7 +64,7 @@ def tournament_create(
     try:
         load_tileset(tileset)
     except ValueError:
-        raise ServiceError("unknown_tileset", f"unknown tile set {tileset!r}", fields={"tileset": ["unknown"]},
+        raise ServiceError("unknown_tileset", fields={"tileset": ["unknown"]},
                            params={"tileset": str(tileset)}) from None
     try:
         rules_preset(ruleset, **overrides)
@@ -79,27 +72,21 @@ def tournament_create(
         raise ServiceError("bad_rules", str(error), fields={"ruleset": [str(error)]},
                            params={"ruleset": str(ruleset), "detail": str(error)}) from None
     if coordinates not in LABELLINGS:
-        raise ServiceError(
-            "bad_coordinates", f"coordinates must be one of {', '.join(LABELLINGS)}", fields={"coordinates": ["unknown"]},
-            params={"choices": ", ".join(LABELLINGS)},
-        )
+        raise ServiceError("bad_coordinates", fields={"coordinates": ["unknown"]},
+                           params={"choices": ", ".join(LABELLINGS)})
     if language not in Tournament.Language.values:
-        raise ServiceError(
-            "bad_language", f"language must be one of {', '.join(Tournament.Language.values)}",
-            fields={"language": ["unknown"]}, params={"language": str(language)[:20]},
-        )
+        raise ServiceError("bad_language", fields={"language": ["unknown"]},
+                           params={"language": str(language)[:20], "choices": ", ".join(Tournament.Language.values)})
     if isinstance(round_seconds, bool) or not isinstance(round_seconds, int) or not 0 < round_seconds <= MAX_ROUND_SECONDS:
-        raise ServiceError(
-            "bad_round_seconds", f"a round lasts 1 to {MAX_ROUND_SECONDS} seconds", fields={"round_seconds": ["out of range"]},
-            params={"max": MAX_ROUND_SECONDS},
-        )
+        raise ServiceError("bad_round_seconds", fields={"round_seconds": ["out of range"]},
+                           params={"max": MAX_ROUND_SECONDS})
     if not isinstance(lexicon, str) or len(lexicon) > LEXICON_NAME_MAX:
-        raise ServiceError("unknown_lexicon", "the lexicon must be named", fields={"lexicon": ["unknown"]})
+        raise ServiceError("unknown_lexicon", fields={"lexicon": ["unknown"]}, params={"why": "unnamed"})
     try:
         words = get_lexicon(lexicon)
     except (LookupError, ValueError):
-        raise ServiceError("unknown_lexicon", f"unknown lexicon {lexicon!r}", fields={"lexicon": ["unknown"]},
-                           params={"lexicon": lexicon}) from None
+        raise ServiceError("unknown_lexicon", fields={"lexicon": ["unknown"]},
+                           params={"lexicon": lexicon, "why": "unknown"}) from None
     if lexicon in BUILTIN_LEXICONS:
         Lexicon.objects.get_or_create(
             name=lexicon, defaults={"sha256": words.sha256, "word_count": len(words), "tileset": tileset}
@@ -130,7 +117,7 @@ def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) 
     if seed is None:
         seed = secrets.randbits(62)
     if isinstance(seed, bool) or not isinstance(seed, int) or not -(2**63) <= seed < 2**63:
-        raise ServiceError("bad_seed", "the seed must be a 64-bit integer", fields={"seed": ["out of range"]})
+        raise ServiceError("bad_seed", fields={"seed": ["out of range"]})
     bag = sorted_letters(tournament.tiles.full_bag())
     for _ in range(10):
         try:
@@ -144,7 +131,7 @@ def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) 
             return game
         except IntegrityError:  # join code already taken: draw another
             continue
-    raise Conflict("join_code_exhausted", "no free join code could be found")
+    raise Conflict("join_code_exhausted")
 
 
 def player_register(*, game: Game, name: str, table: int | None = None, series: str = "",
@@ -164,24 +151,19 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
     if actor is not None and not by_phone:
         require_arbitrator(game.pk, actor)
     if language not in ("", *Tournament.Language.values):
-        raise ServiceError(
-            "bad_language", f"language must be one of {', '.join(Tournament.Language.values)}",
-            fields={"language": ["unknown"]}, params={"language": str(language)[:20]},
-        )
+        raise ServiceError("bad_language", fields={"language": ["unknown"]},
+                           params={"language": str(language)[:20], "choices": ", ".join(Tournament.Language.values)})
     name = _clean_name(name, "name", PLAYER_NAME_MAX)
     if table is not None and (isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= 10_000):
-        raise ServiceError("bad_table", "a table number is 1 or more", fields={"table": ["out of range"]})
+        raise ServiceError("bad_table", fields={"table": ["out of range"]}, params={"why": "below_one"})
     series = clean_name(series)
     if len(series) > SERIES_MAX:
-        raise ServiceError(
-            "series_too_long", f"a series has at most {SERIES_MAX} characters", fields={"series": ["too long"]},
-            params={"field": "series", "max": SERIES_MAX},
-        )
+        raise ServiceError("series_too_long", fields={"series": ["too long"]}, params={"field": "series", "max": SERIES_MAX})
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game.pk)
         if game.status == Game.Status.OVER:
-            raise Conflict("game_over", "the game is over")
+            raise Conflict("game_over")
         closed = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
         if by_phone:
             table = seat_for_phone(tournament_id=game.tournament_id, table=table)
@@ -216,12 +198,12 @@ def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:
     if actor is not None:
         require_head(game.pk, actor)
     if not Player.objects.in_game(game).filter(pk=player.pk).exists():
-        raise NotFound("unknown_player", "no such player in this game", fields={"player": ["unknown"]})
+        raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "in_game"})
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
         updated = Player.objects.filter(pk=player.pk).update(token_hash=hash_token(token))
         if not updated:
-            raise NotFound("unknown_player", "no such player in this game", fields={"player": ["unknown"]})
+            raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "in_game"})
         log(game=game, action="player_token_reissue", actor=actor, player=player,
             after={"name": player.name, "table": player.table})
     return token
@@ -233,7 +215,7 @@ def player_join(*, join_code: str, name: str, table: int | None = None, language
     code = "".join(str(join_code or "").split()).upper()
     game = Game.objects.filter(join_code=code).first() if code else None
     if game is None:
-        raise NotFound("unknown_join_code", "no game has this join code", fields={"join_code": ["unknown"]})
+        raise NotFound("unknown_join_code", fields={"join_code": ["unknown"]})
     return player_register(game=game, name=name, table=table, by_phone=True, language=language)
 
 
@@ -246,7 +228,7 @@ def game_screen_key_renew(*, game: Game, actor=None) -> str:
     key = new_screen_key()
     with transaction.atomic():
         if not Game.objects.filter(pk=game.pk).update(screen_key=key):
-            raise NotFound("not_found", f"no game {game.pk}", params={"game": game.pk})
+            raise NotFound("not_found", params={"game": game.pk, "why": "game"})
         log(game=game, action="screen_key_renew", actor=actor)
     game.screen_key = key
     return key
@@ -258,15 +240,14 @@ def lexicon_import(*, name: str, words: Iterable[str], tileset: str = "english")
     from engine.tiles import load_tileset
 
     if not isinstance(name, str) or not 0 < len(name) <= LEXICON_NAME_MAX:
-        raise ServiceError("bad_lexicon_name", f"a lexicon name has 1 to {LEXICON_NAME_MAX} characters",
-                           fields={"name": ["bad length"]}, params={"max": LEXICON_NAME_MAX})
+        raise ServiceError("bad_lexicon_name", fields={"name": ["bad length"]}, params={"max": LEXICON_NAME_MAX})
     if name in BUILTIN_LEXICONS:
-        raise Conflict("lexicon_builtin", f"{name!r} is a built-in lexicon", fields={"name": ["built in"]},
+        raise Conflict("lexicon_builtin", fields={"name": ["built in"]},
                        params={"name": name})
     try:
         tiles = load_tileset(tileset)
     except ValueError:
-        raise ServiceError("unknown_tileset", f"unknown tile set {tileset!r}", fields={"tileset": ["unknown"]},
+        raise ServiceError("unknown_tileset", fields={"tileset": ["unknown"]},
                            params={"tileset": str(tileset)}) from None
     if isinstance(words, str):
         words = words.split()
@@ -279,8 +260,7 @@ def lexicon_import(*, name: str, words: Iterable[str], tileset: str = "english")
     held = Lexicon.objects.filter(name=name).values_list("sha256", flat=True).first()
     if held is not None and held != lexicon.sha256 and Tournament.objects.filter(lexicon=name).exists():
         # Another arbitrator's tournament judges with these words: replacing them would change its results.
-        raise Conflict("lexicon_in_use", f"a tournament plays with the word list {name!r}: import the new list "
-                       "under another name", fields={"name": ["in use"]}, params={"name": name})
+        raise Conflict("lexicon_in_use", fields={"name": ["in use"]}, params={"name": name})
     accepted = list(lexicon.words())
     row, _ = Lexicon.objects.update_or_create(
         name=name,

@@ -41,8 +41,8 @@ class StaleSlip(Conflict):
     def __init__(self, held: Slip):
         shown = " ".join(part for part in (held.word, held.ref, "" if held.claimed is None else str(held.claimed))
                           if part)
-        message = f"a newer slip is already held ({shown}): this older one does not replace it"
-        super().__init__("stale_slip", message, fields={"seq": [f"older than the held slip's ({held.seq})"]})
+        super().__init__("stale_slip", fields={"seq": [f"older than the held slip's ({held.seq})"]},
+                         params={"slip": shown})
         self.held = held
 
 
@@ -51,24 +51,23 @@ def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
     from engine.notation import RefError, WordError, parse_ref, parse_word
 
     if not isinstance(word, str):
-        raise ServiceError("bad_word", "the word must be text", fields={"word": ["not text"]})
+        raise ServiceError("bad_word", fields={"word": ["not text"]})
     try:
         word = parse_word(word, tournament.tiles)
     except WordError as error:
         raise input_refused(error, "word") from None
     if ref is not None and not isinstance(ref, str):
-        raise ServiceError("bad_ref", "the reference must be text", fields={"ref": ["not text"]})
+        raise ServiceError("bad_ref", fields={"ref": ["not text"]})
     ref = " ".join((ref or "").split())
     if len(ref) > REF_MAX:
-        raise ServiceError("bad_ref", f"{ref[:20]}: a reference is one letter and one number, e.g. H4 or 4H",
-                           fields={"ref": ["too long"]}, params={"ref": ref[:20], "why": "shape"})
+        raise ServiceError("bad_ref", fields={"ref": ["too long"]}, params={"ref": ref[:20], "why": "shape"})
     if ref:
         try:
             parse_ref(ref, tournament.coordinates)
         except RefError as error:
             raise input_refused(error, "ref") from None
     if score is not None and (isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= SCORE_MAX):
-        raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"score": ["out of range"]},
+        raise ServiceError("bad_score", fields={"score": ["out of range"]},
                            params={"max": SCORE_MAX})
     return word, ref, score
 
@@ -76,12 +75,12 @@ def _clean_slip(tournament, word, ref, score) -> tuple[str, str, int | None]:
 def _check_player(round: Round, player) -> Player:
     game = round.game
     if not isinstance(player, Player) or player.pk is None:
-        raise NotFound("unknown_player", "no such player", fields={"player": ["unknown"]})
+        raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "none"})
     ok = Player.objects.filter(
         pk=player.pk, tournament_id=game.tournament_id, first_game__number__lte=game.number
     ).exists()
     if not ok:
-        raise NotFound("unknown_player", "this player does not play this game", fields={"player": ["unknown"]})
+        raise NotFound("unknown_player", fields={"player": ["unknown"]})
     return player
 
 
@@ -121,17 +120,16 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
     if "game" not in round._state.fields_cache or "tournament" not in round.game._state.fields_cache:
         round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     if not isinstance(player, Player) or player.pk is None:
-        raise NotFound("unknown_player", "no such player", fields={"player": ["unknown"]})
+        raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "none"})
     if not isinstance(key, str) or not key.strip() or len(key) > SLIP_KEY_MAX:
-        raise ServiceError("bad_key", f"a slip needs a key of 1 to {SLIP_KEY_MAX} characters", fields={"key": ["bad"]},
+        raise ServiceError("bad_key", fields={"key": ["bad"]},
                            params={"max": SLIP_KEY_MAX})
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= SEQ_MAX):
-        raise ServiceError("bad_seq", f"seq is a whole number from 0 to {SEQ_MAX}", fields={"seq": ["out of range"]},
+        raise ServiceError("bad_seq", fields={"seq": ["out of range"]},
                            params={"max": SEQ_MAX})
     if sent_ms is not None and (isinstance(sent_ms, bool) or not isinstance(sent_ms, int)
                                 or not 0 <= sent_ms <= SENT_MS_MAX):
-        raise ServiceError("bad_sent_ms", f"sent_ms is a whole number of milliseconds from 0 to {SENT_MS_MAX}",
-                           fields={"sent_ms": ["out of range"]}, params={"max": SENT_MS_MAX})
+        raise ServiceError("bad_sent_ms", fields={"sent_ms": ["out of range"]}, params={"max": SENT_MS_MAX})
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
@@ -144,8 +142,7 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
         fields = {"late_by": recorded.late_by}
         if recorded.sent_at is not None and recorded.sent_at < _end_call(late.round):
             fields["sent_before"] = _seconds((_end_call(late.round) - recorded.sent_at).total_seconds())
-        raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed",
-                       fields=fields, params={"late_by": recorded.late_by}) from None
+        raise Conflict("round_closed", fields=fields, params={"late_by": recorded.late_by, "why": "slip"}) from None
 
 
 def _claimed_sent_at(round: Round, sent_ms: int | None, arrived: datetime) -> datetime | None:
@@ -169,19 +166,15 @@ def paper_player(*, game: Game, player: int | None = None, table: int | None = N
     if player is not None:
         found = players.filter(pk=player).first()
         if found is None:
-            raise NotFound("unknown_player", f"no player {player} in this game",
-                           fields={"player": ["not a player of this game"]}, params={"player": player})
+            raise NotFound("unknown_player", fields={"player": ["not a player of this game"]}, params={"player": player})
         return found
     if table is None:
-        raise ServiceError("player_required", 'Name the player of the paper slip by "player" or "table".',
-                           fields={"player": ["required (or table)"]})
+        raise ServiceError("player_required", fields={"player": ["required (or table)"]})
     found = list(players.filter(table=table).order_by("id")[:2])
     if not found:
-        raise NotFound("unknown_table", f"no player at table {table} in this game",
-                       fields={"table": ["no player at this table"]}, params={"table": table})
+        raise NotFound("unknown_table", fields={"table": ["no player at this table"]}, params={"table": table})
     if len(found) > 1:
-        raise Conflict("shared_table", f"several players sit at table {table}: correct the tables",
-                       fields={"table": ["shared"]}, params={"table": table})
+        raise Conflict("shared_table", fields={"table": ["shared"]}, params={"table": table})
     return found[0]
 
 
@@ -268,17 +261,16 @@ def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, seve
         existing = mine.get(key)
         if existing is not None:
             if (existing.word, existing.ref, existing.claimed) != (word, ref, score):
-                raise Conflict("key_reused", "this key was used for another slip", fields={"key": ["reused"]})
+                raise Conflict("key_reused", fields={"key": ["reused"]})
             return existing, False
         if locked.status == Round.Status.DRAWN:
-            raise Conflict("round_not_open", "the round has not started yet")
+            raise Conflict("round_not_open")
         if locked.status == Round.Status.OPEN and clock_stopped_at(locked, now):
-            raise Conflict("paused", "the clock is paused: hand the slip in once it runs again",
-                           params={"round": round.number})
+            raise Conflict("paused", params={"round": round.number})
         if not _in_time(locked, now):
             if locked.status in (Round.Status.OPEN, Round.Status.CLOSED) and locked.deadline is not None:
                 raise _Late(locked)
-            raise Conflict("round_closed", "the round is closed: no slip can be handed in or changed")
+            raise Conflict("round_closed", params={"why": "slip"})
         previous = next((s for s in mine.values() if s.current), None)
         if ask_second and previous is not None and _other_slip(locked, player, key, word, ref, score) is not None:
             raise _second_slip(player, previous)
@@ -350,17 +342,14 @@ def _handed_in(round: Round, received_at, now: datetime) -> datetime:
     if received_at is None:
         return now
     if not isinstance(received_at, datetime) or timezone.is_naive(received_at):
-        raise ServiceError("bad_received_at", "the time the slip was handed in must be a time with its zone",
-                           fields={"received_at": ["not a time"]}, params={"why": "shape"})
+        raise ServiceError("bad_received_at", fields={"received_at": ["not a time"]}, params={"why": "shape"})
     shown = timezone.localtime(received_at).strftime("%H:%M:%S")
     if received_at > now:
-        raise ServiceError("bad_received_at", f"the slip cannot have been handed in at {shown}: that is in the "
-                           "future", fields={"received_at": ["in the future"]}, params={"why": "future", "time": shown})
+        raise ServiceError("bad_received_at", fields={"received_at": ["in the future"]}, params={"why": "future", "time": shown})
     started = round.started_at
     if started is not None and received_at < started:
         start = timezone.localtime(started).strftime("%H:%M:%S")
-        raise ServiceError("bad_received_at", f"the slip cannot have been handed in at {shown}: the round started "
-                           f"at {start}", fields={"received_at": ["before the round started"]},
+        raise ServiceError("bad_received_at", fields={"received_at": ["before the round started"]},
                            params={"why": "before_start", "time": shown, "started": start})
     return received_at
 
@@ -377,8 +366,7 @@ def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None,
     player = _check_player(round, player)
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status != Round.Status.CLOSED:
-        raise Conflict("round_not_closed", "a late paper slip is entered once the round is closed",
-                       params={"why": "late"})
+        raise Conflict("round_not_closed", params={"why": "late_paper"})
     arrived = _handed_in(round, received_at, timezone.now())
     late = _record_late(round, player, word, ref, score, f"paper-late:{uuid.uuid4()}", None,
                         max(arrived, _end_call(round)), actor)
@@ -395,17 +383,16 @@ def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
     act_as(require_head, late.round.game_id, actor)
     reason_text = " ".join(str(reason or "").split())
     if not reason_text:
-        raise ServiceError("reason_required", "admitting a late slip needs a reason", fields={"reason": ["required"]})
+        raise ServiceError("reason_required", fields={"reason": ["required"]}, params={"why": "admit"})
     with transaction.atomic():
         late = LateSlip.objects.select_for_update().select_related("round__game__tournament", "player").get(pk=late.pk)
         round = Round.objects.select_for_update().select_related("game__tournament").get(pk=late.round_id)
         if late.admitted_id is not None:
-            raise Conflict("already_admitted", "this late slip was already admitted")
+            raise Conflict("already_admitted")
         if round.status != Round.Status.CLOSED:
-            raise Conflict("round_not_closed", "a late slip is admitted once the round is closed",
-                           params={"why": "late"})
+            raise Conflict("round_not_closed", params={"why": "late"})
         if Slip.objects.filter(round=round, player=late.player, current=True).exists():
-            raise Conflict("slip_exists", "the player has a slip in this round: correct it instead")
+            raise Conflict("slip_exists")
         slip = Slip.objects.create(
             round=round, player=late.player, word=late.word, ref=late.ref, claimed=late.claimed,
             key=f"admitted:{late.pk}", seq=late.seq, received_at=late.received_at,
@@ -452,7 +439,7 @@ def _lock_round_for_slip(round: Round, player: Player) -> Round:
                                                           game.number])
             plays_here = cursor.fetchone() is not None
         if not plays_here:
-            raise NotFound("unknown_player", "this player does not play this game", fields={"player": ["unknown"]})
+            raise NotFound("unknown_player", fields={"player": ["unknown"]})
         locked.game = game
         return locked
     _check_player(round, player)
@@ -529,7 +516,7 @@ def slip_correct(
     act_as(require_arbitrator, slip.round.game_id, actor)
     reason_text = " ".join(str(reason or "").split())
     if not reason_text:
-        raise ServiceError("reason_required", "a correction needs a reason", fields={"reason": ["required"]})
+        raise ServiceError("reason_required", fields={"reason": ["required"]})
     slip = Slip.objects.select_related("round__game__tournament", "player").get(pk=slip.pk)
     tournament = slip.round.game.tournament
     new_word = slip.word if word is None else word
@@ -541,7 +528,7 @@ def slip_correct(
         Game.objects.select_for_update().get(pk=round.game_id)
         original = Slip.objects.select_for_update().get(pk=slip.pk)
         if not original.current:
-            raise Conflict("slip_replaced", "this slip was replaced: correct the one that counts")
+            raise Conflict("slip_replaced")
         Slip.objects.filter(pk=original.pk).update(current=False)
         corrected = Slip.objects.create(
             round=round, player=original.player, word=new_word, ref=new_ref, claimed=new_score,
@@ -568,7 +555,7 @@ def slip_add(
     act_as(require_arbitrator, round.game_id, actor)
     reason_text = " ".join(str(reason or "").split())
     if not reason_text:
-        raise ServiceError("reason_required", "an added slip needs a reason", fields={"reason": ["required"]})
+        raise ServiceError("reason_required", fields={"reason": ["required"]}, params={"why": "added"})
     round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     player = _check_player(round, player)
     tournament = round.game.tournament
@@ -576,10 +563,9 @@ def slip_add(
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=round.pk)
         if locked.status != Round.Status.CLOSED:
-            raise Conflict("round_not_closed", "while the round is open the slip is handed in as usual",
-                           params={"why": "open"})
+            raise Conflict("round_not_closed", params={"why": "open"})
         if Slip.objects.filter(round=locked, player=player, current=True).exists():
-            raise Conflict("slip_exists", "the player has a slip in this round: correct it instead")
+            raise Conflict("slip_exists")
         slip = Slip.objects.create(
             round=locked, player=player, word=word, ref=ref, claimed=score, key=f"added:{uuid.uuid4()}",
             received_at=locked.deadline or timezone.now(),
@@ -598,15 +584,15 @@ def result_override(*, result: Result, paid: int, outcome: str, reason: str, act
     """The arbitrator's own ruling on a result, whatever the engine judged (logged with why)."""
     reason_text = " ".join(str(reason or "").split())
     if not reason_text:
-        raise ServiceError("reason_required", "a ruling needs a reason", fields={"reason": ["required"]})
+        raise ServiceError("reason_required", fields={"reason": ["required"]}, params={"why": "ruling"})
     if isinstance(paid, bool) or not isinstance(paid, int) or not 0 <= paid <= SCORE_MAX:
-        raise ServiceError("bad_score", f"a score is a whole number from 0 to {SCORE_MAX}", fields={"paid": ["bad"]},
+        raise ServiceError("bad_score", fields={"paid": ["bad"]},
                            params={"max": SCORE_MAX})
     if outcome not in Result.Outcome.values:
-        raise ServiceError("bad_outcome", f"the outcome is one of {', '.join(Result.Outcome.values)}",
-                           fields={"outcome": ["unknown"]})
+        raise ServiceError("bad_outcome", fields={"outcome": ["unknown"]},
+                           params={"choices": ", ".join(Result.Outcome.values)})
     if outcome == Result.Outcome.ZERO and paid:
-        raise ServiceError("bad_outcome", "an outcome zero pays nothing", fields={"outcome": ["zero pays 0"]})
+        raise ServiceError("bad_outcome", fields={"outcome": ["zero pays 0"]}, params={"why": "zero"})
     with transaction.atomic():
         current = Result.objects.select_for_update().select_related("round").get(pk=result.pk)
         before = _result_dict(current)

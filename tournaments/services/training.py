@@ -39,8 +39,7 @@ def training_set(*, game: Game, value: str, actor=None) -> Game:
     """Open the game to training (``everyone``, ``members``) or close it (``closed``); logged."""
     act_as(require_head, game.pk, actor)
     if value not in TRAINING_CHOICES:
-        raise ServiceError("invalid_training", f"training is one of {', '.join(TRAINING_CHOICES)}",
-                           fields={"open": [f"one of {', '.join(TRAINING_CHOICES)}"]},
+        raise ServiceError("invalid_training", fields={"open": [f"one of {', '.join(TRAINING_CHOICES)}"]},
                            params={"value": str(value)[:20], "choices": ", ".join(TRAINING_CHOICES)})
     before = game.training
     if before != value:
@@ -118,11 +117,10 @@ def _verdicts(game: Game, proofs: list[str]) -> dict[int, dict]:
         try:
             data = signing.loads(proof, salt=VERDICT_SALT)
         except signing.BadSignature:
-            raise ServiceError("training_bad_proof", "a verdict was not given by this server",
-                               fields={"proofs": ["a verdict was not given by this server"]}) from None
+            raise ServiceError("training_bad_proof", fields={"proofs": ["a verdict was not given by this server"]}) from None
         if data.get("g") != game.pk:
-            raise ServiceError("training_bad_proof", "a verdict is of another game",
-                               fields={"proofs": ["a verdict is of another game"]})
+            raise ServiceError("training_bad_proof", fields={"proofs": ["a verdict is of another game"]},
+                               params={"why": "other_game"})
         verdicts[data["r"]] = data
     return verdicts
 
@@ -141,12 +139,10 @@ def _counted_verdicts(game: Game, proofs: list[str], rounds) -> dict[int, dict]:
         elif number not in counted or data.get("at", 0) < counted[number].get("at", 0):
             counted[number] = data
     if len({data.get("k") for data in counted.values()}) > 1:
-        raise ServiceError("training_other_trainee", "these verdicts are of different trainings",
-                           fields={"proofs": ["verdicts of different trainings"]})
+        raise ServiceError("training_other_trainee", fields={"proofs": ["verdicts of different trainings"]})
     retried = [r.number for r in rounds if r.number not in counted and r.number in practice]
     if retried:
-        raise ServiceError("training_not_counted", "only the first verdict of a round counts",
-                           fields={"proofs": ["a practice verdict counts for nothing"]},
+        raise ServiceError("training_not_counted", fields={"proofs": ["a practice verdict counts for nothing"]},
                            params={"rounds": ", ".join(map(str, retried))})
     return counted
 
@@ -158,8 +154,7 @@ def training_result(*, game: Game, name: str, proofs: list[str]) -> dict:
     verdicts = _counted_verdicts(game, proofs, rounds)
     missing = [r.number for r in rounds if r.number not in verdicts]
     if missing:
-        raise ServiceError("training_unfinished", "every round must be played before the result",
-                           params={"rounds": ", ".join(map(str, missing))})
+        raise ServiceError("training_unfinished", params={"rounds": ", ".join(map(str, missing))})
     rules = game.tournament.rules
     paid = sum(verdicts[r.number]["p"] for r in rounds)
     warnings = sum(1 for r in rounds if verdicts[r.number]["o"] == "warning")

@@ -78,7 +78,7 @@ class RecordParser(BaseParser):
     def parse(self, stream, media_type=None, parser_context=None):
         raw = stream.read(MAX_RECORD_BYTES + 1) if stream is not None else b""
         if len(raw) > MAX_RECORD_BYTES:
-            raise ServiceError("too_large", f"a game record is at most {MAX_RECORD_BYTES} bytes", status=413)
+            raise ServiceError("too_large", status=413, params={"max": MAX_RECORD_BYTES, "why": "record"})
         if parser_context and parser_context.get("request") is not None:
             parser_context["request"].record_bytes = len(raw)  # a large record is played back by the worker
         try:
@@ -86,20 +86,20 @@ class RecordParser(BaseParser):
         except TooDeep as error:
             raise ServiceError("too_deep", str(error)) from None
         except (ValueError, UnicodeDecodeError) as error:
-            raise ServiceError("malformed", f"the body is not valid JSON: {error}") from None
+            raise ServiceError("malformed", params={"detail": str(error), "why": "body"}) from None
 
 
 def _game(game_id: int) -> Game:
     game = Game.objects.select_related("tournament").filter(pk=game_id).first()
     if game is None:
-        raise NotFound("not_found", f"no game {game_id}")
+        raise NotFound("not_found", params={"game": game_id, "why": "game"})
     return game
 
 
 def _tournament(tournament_id: int) -> Tournament:
     tournament = Tournament.objects.filter(pk=tournament_id).first()
     if tournament is None:
-        raise NotFound("not_found", f"no tournament {tournament_id}")
+        raise NotFound("not_found", params={"tournament": tournament_id, "why": "tournament"})
     return tournament
 
 
@@ -154,7 +154,7 @@ class GameScoresheetsPdfView(ArbitratorFileView):
         game = _game(game_id)
         sheets = sources.scoresheets_for(game)
         if not sheets:
-            raise ServiceError("no_players", "this game has no players yet", status=409)
+            raise ServiceError("no_players", status=409)
         return _pdf(render_scoresheets(sheets), f"scoresheets-game-{game.pk}.pdf")
 
 
@@ -164,7 +164,7 @@ class PlayerScoresheetPdfView(ArbitratorFileView):
         game = _game(game_id)
         player = Player.objects.in_game(game).filter(pk=player_id).first()
         if player is None:
-            raise NotFound("not_found", f"no player {player_id} in game {game.pk}")
+            raise NotFound("not_found", params={"player": player_id, "game": game.pk, "why": "player"})
         sheet = sources.scoresheet_for(game, player)
         return _pdf(render_scoresheet(sheet), f"scoresheet-game-{game.pk}-player-{player.pk}.pdf")
 
@@ -277,5 +277,5 @@ class RecordImportJobView(APIView):
     def get(self, request, job_id):
         job = RecordImport.objects.select_related("game").defer("record").filter(pk=job_id).first()
         if job is None or not (job.actor_id == request.user.pk or request.user.is_superuser):
-            raise NotFound("import_not_found", f"no record import {job_id}")
+            raise NotFound("import_not_found", params={"job": job_id})
         return Response(job_body(job))

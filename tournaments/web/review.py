@@ -112,10 +112,10 @@ def review_data(request: HttpRequest, game_id: int) -> JsonResponse:
         try:
             found = PlayerTokenAuthentication().authenticate_for_game(request, game.pk)
         except AuthenticationFailed:
-            return _error(ServiceError("review_not_authenticated", "this player token is not valid", status=401))
+            return _error(ServiceError("review_not_authenticated", status=401, params={"why": "bad_token"}))
         try:
             if found is not None and found[0].player is None:
-                raise ServiceError("not_a_player", "this token's player does not play this game", status=403)
+                raise ServiceError("not_a_player", status=403)
             player = review.reviewer(game, player=found[0].player if found else None,
                                      arbitrator=not found and role_of(game.pk, request.user) is not None,
                                      asked_player=request.GET.get("player"))

@@ -44,7 +44,7 @@ def _read(upload) -> tuple[dict, int]:
     except TooDeep as error:
         raise ServiceError("too_deep", str(error)) from None
     except (ValueError, UnicodeDecodeError) as error:
-        raise ServiceError("malformed", f"the file is not valid JSON: {error}") from None
+        raise ServiceError("malformed", params={"detail": str(error), "why": "file"}) from None
 
 
 @tournament_head_required

@@ -131,8 +131,8 @@ def player_table(request: HttpRequest, game_id: int, player_id: int) -> HttpResp
     text = request.POST.get("table", "").strip()
     try:
         if text and not text.isdigit():
-            raise ServiceError("bad_table", "a table number is a whole number", fields={"table": ["not a number"]},
-                               params={"table": text})
+            raise ServiceError("bad_table", fields={"table": ["not a number"]},
+                               params={"table": text, "why": "not_a_number"})
         changed = services.player_table_change(game=game, player=player, table=int(text) if text else None,
                                                actor=request.user)
     except ServiceError as error:

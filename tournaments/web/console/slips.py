@@ -96,8 +96,7 @@ def slip_enter(request: HttpRequest, game_id: int) -> HttpResponse:
         round = selectors.current_round(game)
         wanted = request.POST.get("round")
         if round is None or (wanted and wanted != str(round.number)):
-            raise ServiceError("round_changed", _("The round on this page is no longer the current one: reload."),
-                               status=409)
+            raise ServiceError("round_changed", status=409)
         # In a closed round: a paper slip handed in before the end call, typed after the close (the service
         # judges it at once, as for the API).
         slip, created, player = services.slip_enter_paper(
@@ -190,8 +189,8 @@ def handed_in_at(text: str, round: Round, now: datetime | None = None) -> dateti
     try:
         moment = time.fromisoformat(text)
     except ValueError:
-        raise ServiceError("bad_received_at", f"{text[:20]} is not a time of day (20:15 or 20:15:30)",
-                           fields={"received_at": ["not a time of day"]}, params={"why": "shape"}) from None
+        raise ServiceError("bad_received_at", fields={"received_at": ["not a time of day"]},
+                           params={"why": "time_of_day", "text": text[:20]}) from None
     now = now or timezone.now()
     at = timezone.make_aware(datetime.combine(timezone.localdate(now), moment.replace(tzinfo=None)))
     if at > now and round.started_at is not None and at - timedelta(days=1) >= round.started_at:
