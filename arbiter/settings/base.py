@@ -261,6 +261,9 @@ ARBITER_PAGE_MAX_BODY_BYTES = 40 * 1024 * 1024
 # of other servers whose records this one trusts, comma-separated.
 ARBITER_SIGNING_KEY = env.get_str("SIGNING_KEY", "")
 ARBITER_TRUSTED_SIGNING_KEYS = env.get_list("TRUSTED_SIGNING_KEYS", default=[])
+# The organisers whose sealed packs (tournaments/packs.py) this installation accepts: their public keys,
+# comma-separated (its own key is always trusted).
+ARBITER_TRUSTED_ORGANISER_KEYS = env.get_list("TRUSTED_ORGANISER_KEYS", default=[])
 # A game record to import larger than this (bytes) is played back by the worker: 202 and a job to follow
 # (tournaments/exports/imports.py); a smaller one within its request, 201.
 ARBITER_RECORD_INLINE_BYTES = env.get_int("RECORD_INLINE_BYTES", 1024 * 1024)
