@@ -201,3 +201,31 @@ def test_the_command_draws_seals_verifies_and_unlocks(tmp_path, capsys):
     assert json.loads((tmp_path / "back.json").read_text()) == json.loads(game.read_text())
     with pytest.raises(CommandError, match="wrong_pack_key"):
         call_command("pack", "unlock", str(pack), "--key", packs.key_text(bytes(16)))
+
+
+def test_a_pre_drawn_game_is_the_game_a_room_draws_from_the_same_seed(make_tournament, arbitrator, settings):
+    """The engine's game from seed S is the game the services draw for a game of seed S, random racks and the
+    proposed masters: same racks, same rejected draws, same masters."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments import services
+
+    settings.ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 0
+    rounds = 6
+    game = services.game_create(tournament=make_tournament(name="Room", created_by=arbitrator), seed=4242)
+    start = timezone.now() - timedelta(hours=2)
+    live = []
+    for number in range(1, rounds + 1):
+        round = services.round_draw(game=game, actor=arbitrator)
+        opened = start + timedelta(minutes=5 * number)
+        round = services.round_start(round=round, actor=arbitrator, now=opened)
+        round = services.round_compute_tops(round=round)
+        services.round_close(round=round, actor=arbitrator, now=opened + timedelta(seconds=200))
+        round.refresh_from_db()
+        live.append((round.rack, list(round.rejected), round.master["word"], round.master["ref"],
+                     round.master["score"]))
+    drawn = packs.draw_game_file(seed=4242, max_rounds=rounds)
+    assert [(r.rack, list(r.rejected), r.master.word, packs.play_to_dict(r.master, "rows-letters")["ref"],
+             r.master.score) for r in drawn.game.rounds] == live
