@@ -100,3 +100,19 @@ def test_a_record_whose_master_or_rack_does_not_hold_is_refused(game, twl06, eng
     with pytest.raises(PregameError) as refused:
         replay_game(too_many_z, twl06, english, fisf)
     assert refused.value.code == "bad_rack" and refused.value.round == 3
+
+
+def test_a_rack_without_a_play_is_cancelled_and_its_letters_go_back(tiny, english, fisf):
+    """§3.6: with a word list of two words most racks have no play; each is listed as cancelled before the
+    next round's rack, and the game still ends (§3.7 or no rack left to draw)."""
+    lexicon = tiny("ZA", "QI")
+    game = draw_game(3, lexicon, english, fisf, max_rounds=30)
+    cancelled = [rack for r in game.rounds for rack in r.cancelled]
+    assert cancelled and game.end_reason in ("game_over", "no_play", "max_rounds")
+    for r in game.rounds:
+        for rack in r.cancelled:
+            assert find_tops(Board.from_rows(r.board), rack, lexicon, english, fisf).score is None
+        assert r.master.word.upper() in ("ZA", "QI") or set(r.master.words) & {"ZA", "QI", "za", "qi"}
+    # Every tile is on the board or left: cancelled racks went back into the bag.
+    placed = Counter("?" if ch.islower() else ch for row in game.board for ch in row if ch != ".")
+    assert placed + Counter(game.left) == Counter(english.full_bag())
