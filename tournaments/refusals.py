@@ -107,6 +107,15 @@ TEXTS = {
     ("table_taken", "+name"): _("%(name)s already sits at table %(table)s"),
     "no_free_table": _("every table up to %(max)s is taken: ask the arbitrator for one"),
     # Tournaments, games, lexicons.
+    "unknown_setting": _("a tournament has no setting %(setting)s"),
+    "tournament_started": _("a game of this tournament has started: only its name can change now, not "
+                            "%(settings)s"),
+    "game_has_log": _("game %(game)s has entries in its log (players, rounds or roles): it cannot be deleted, "
+                      "archive it instead"),
+    ("game_has_log", "tournament"): _("game %(game)s of this tournament has entries in its log (players, rounds "
+                                      "or roles): the tournament cannot be deleted, archive its games instead"),
+    ("round_open", "archive"): _("a round is still in play: close it before archiving the game"),
+    ("invalid", "archived"): _("archived is true or false"),
     "unknown_lexicon": _("the lexicon %(lexicon)r is not available"),
     ("unknown_lexicon", "unnamed"): _("the lexicon must be named"),
     ("unknown_lexicon", "unknown"): _("unknown lexicon %(lexicon)r"),

@@ -82,7 +82,9 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "api-tournament-games": (op("POST", T_HEAD, body={"seed": 5}),),
     "api-tournament-standings": (op("GET", PUBLIC),),
     "api-join": (op("POST", PUBLIC),),
-    "api-game": (op("GET", G_ARB_PLAYER),),
+    "api-game": (op("GET", G_ARB_PLAYER), op("DELETE", G_HEAD)),
+    "api-game-archive": (op("POST", G_HEAD, body={"archived": True}),),
+    "api-tournament": (op("PATCH", T_HEAD, body={"name": "Roles renamed"}), op("DELETE", T_HEAD)),
     "api-game-players": (op("POST", G_ARB, body={"name": "Newcomer", "table": 9}),),
     "api-game-standings": (op("GET", PUBLIC),),
     "api-game-progress": (op("GET", G_ARB),),
@@ -125,6 +127,10 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-home": (op("GET", STAFF),),
     "console-tournament-create": (op("POST", STAFF),),
     "console-tournament": (op("GET", T_ARB),),
+    "console-tournament-edit": (op("GET", T_HEAD), op("POST", T_HEAD, body={"name": "Roles renamed"})),
+    "console-tournament-delete": (op("GET", T_HEAD), op("POST", T_HEAD)),
+    "console-game-delete": (op("GET", G_HEAD), op("POST", G_HEAD)),
+    "console-game-archive": (op("POST", G_HEAD, body={"archived": "1"}),),
     "console-game-create": (op("POST", T_HEAD, body={"seed": "5"}),),
     "console-lexicon-import": (op("GET", STAFF),),
     "console-record-import": (op("GET", T_HEAD),),
@@ -305,6 +311,8 @@ def _call(client: APIClient, method: str, url: str, body: dict | None, console: 
     headers = {"HTTP_ACCEPT": "application/json"} if console else {}
     if method == "GET":
         return client.get(url, **headers)
+    if method in ("PATCH", "DELETE"):
+        return getattr(client, method.lower())(url, body or {}, format="json")
     if console:
         return client.post(url, body or {}, **headers)
     return client.post(url, body or {}, format="json")

@@ -1,10 +1,11 @@
 from django.urls import path
 
-from tournaments.api import incidents, training, views
+from tournaments.api import incidents, lifecycle, training, views
 
 urlpatterns = [
     path("auth/token", views.AuthTokenView.as_view(), name="api-auth-token"),
     path("tournaments", views.TournamentsView.as_view(), name="api-tournaments"),
+    path("tournaments/<int:tournament_id>", lifecycle.TournamentView.as_view(), name="api-tournament"),
     path("tournaments/<int:tournament_id>/games", views.TournamentGamesView.as_view(), name="api-tournament-games"),
     path(
         "tournaments/<int:tournament_id>/standings",
@@ -39,6 +40,7 @@ urlpatterns = [
     path("games/<int:game_id>/rounds/<int:number>/rack", incidents.RoundRackView.as_view(), name="api-round-rack"),
     path("games/<int:game_id>/arbitrators", incidents.GameArbitratorsView.as_view(), name="api-game-arbitrators"),
     path("games/<int:game_id>/training", training.GameTrainingView.as_view(), name="api-game-training"),
+    path("games/<int:game_id>/archive", lifecycle.GameArchiveView.as_view(), name="api-game-archive"),
     path(
         "games/<int:game_id>/rounds/<int:number>/slips/<int:slip_id>/correct",
         views.SlipCorrectView.as_view(),

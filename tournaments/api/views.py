@@ -242,9 +242,21 @@ class JoinView(ApiView):
 class GameView(ApiView):
     permission_classes = [IsGameArbitratorOrPlayer]
 
+    def get_permissions(self):
+        if self.request.method == "DELETE":  # deleting the game: its head arbitrator's
+            return [IsHeadArbitrator()]
+        return super().get_permissions()
+
     @extend_schema(responses=answers({200: s.GameStateSerializer}, 401, 403, 404))
     def get(self, request, game_id: int):
         return Response(s.GameStateSerializer(selectors.game_state(game=read_game(game_id))).data)
+
+    @extend_schema(request=None, responses=answers({204: None}, 401, 403, 404, 409),
+                   description="Delete a game never started: its log is empty (nobody registered, no rack drawn, no "
+                   "role named). 409 game_has_log otherwise: archive it (POST /api/games/{id}/archive).")
+    def delete(self, request, game_id: int):
+        services.game_delete(game=get_game(game_id), actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class GameEndView(ApiView):

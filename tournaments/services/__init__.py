@@ -17,6 +17,15 @@ from .incidents import (
     round_pause,
     round_resume,
 )
+from .lifecycle import (
+    CHANGEABLE_AFTER_START,
+    game_archive,
+    game_deletable,
+    game_delete,
+    tournament_delete,
+    tournament_started,
+    tournament_update,
+)
 from .logbook import log
 from .paper import player_table_change, round_slips_complete
 from .roles import (
@@ -61,6 +70,13 @@ from .slips import (
 from .training import TRAINING_CHOICES, training_judge, training_result, training_set, training_trainee
 
 __all__ = [
+    "CHANGEABLE_AFTER_START",
+    "game_archive",
+    "game_delete",
+    "game_deletable",
+    "tournament_delete",
+    "tournament_started",
+    "tournament_update",
     "act_as",
     "arbitrator_set",
     "arbitrators",

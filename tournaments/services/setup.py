@@ -56,6 +56,26 @@ def tournament_create(
 ) -> Tournament:
     """A tournament with its lexicon (and its SHA-256), tile set, rules preset plus overrides, round time
     and coordinate labelling. ``overrides`` are fields of engine.rules.Rules (solo_min_players, ...)."""
+    checked = tournament_settings(name=name, lexicon=lexicon, tileset=tileset, ruleset=ruleset,
+                                  round_seconds=round_seconds, coordinates=coordinates, language=language,
+                                  **overrides)
+    return Tournament.objects.create(
+        **checked, created_by=created_by if getattr(created_by, "is_authenticated", False) else None)
+
+
+def tournament_settings(
+    *,
+    name: str,
+    lexicon: str = "TWL06",
+    tileset: str = "english",
+    ruleset: str = "fisf",
+    round_seconds: int = 180,
+    coordinates: str = "rows-letters",
+    language: str = "en",
+    **overrides,
+) -> dict:
+    """A tournament's settings checked, as its fields (the lexicon's SHA-256 added, the overrides as
+    ``rule_overrides``): what tournament_create stores, and what services.tournament_update changes."""
     from engine.notation import LABELLINGS
     from engine.rules import rules_preset
     from engine.tiles import load_tileset
@@ -91,18 +111,9 @@ def tournament_create(
         Lexicon.objects.get_or_create(
             name=lexicon, defaults={"sha256": words.sha256, "word_count": len(words), "tileset": tileset}
         )
-    return Tournament.objects.create(
-        name=name,
-        lexicon=lexicon,
-        lexicon_sha256=words.sha256,
-        tileset=tileset,
-        ruleset=ruleset,
-        rule_overrides=dict(overrides),
-        round_seconds=round_seconds,
-        coordinates=coordinates,
-        language=language,
-        created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
-    )
+    return {"name": name, "lexicon": lexicon, "lexicon_sha256": words.sha256, "tileset": tileset,
+            "ruleset": ruleset, "rule_overrides": dict(overrides), "round_seconds": round_seconds,
+            "coordinates": coordinates, "language": language}
 
 
 def _new_join_code() -> str:

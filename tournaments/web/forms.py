@@ -42,7 +42,10 @@ class TournamentForm(forms.Form):
     def clean_language(self) -> str:
         return self.cleaned_data.get("language") or "en"  # not sent: English, as through the API
 
-    def __init__(self, *args, lexicons: list[str] | tuple[str, ...] = BUILT_IN_LEXICONS, **kwargs):
+    def __init__(self, *args, lexicons: list[str] | tuple[str, ...] = BUILT_IN_LEXICONS,
+                 only: tuple[str, ...] | None = None, **kwargs):
+        """``only``: the fields that can still change (a started tournament's: its name); the others are
+        left out of the form."""
         super().__init__(*args, **kwargs)
         # A French console proposes a French tournament.
         if get_language() in dict(LANGUAGE_CHOICES):
@@ -50,6 +53,9 @@ class TournamentForm(forms.Form):
         names = list(dict.fromkeys([*BUILT_IN_LEXICONS, *lexicons]))
         self.fields["lexicon"].choices = [(name, name) for name in names]
         self.fields["lexicon"].initial = names[0]
+        for name in list(self.fields):
+            if only is not None and name not in only:
+                del self.fields[name]
 
 
 class GameForm(forms.Form):

@@ -213,7 +213,8 @@ def _page_context(game: Game) -> dict:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """The landing page: join a game with its code, the arbitrator's console, the games in play.
+    """The landing page: join a game with its code, the arbitrator's console, the games in play (not over,
+    not archived).
 
     The games are listed without any link: a join code is shown only by the projector and the console (anyone
     who can open this page could join any game with it), and the projector's link is the console's to give."""
@@ -226,7 +227,7 @@ def home(request: HttpRequest) -> HttpResponse:
         error = _("Type the game code.")
     current = Round.objects.filter(game=OuterRef("pk")).current()
     games = list(
-        Game.objects.exclude(status=Game.Status.OVER)
+        Game.objects.exclude(status=Game.Status.OVER).filter(archived_at__isnull=True)
         .select_related("tournament")
         .annotate(round_number=Subquery(current.values("number")[:1]))
         .order_by("-created_at", "-pk")[:HOME_GAMES]

@@ -60,12 +60,15 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     games = list(queries.games_of(tournament))
     for game in games:
         game.status_text = game_status_text(game.status)
+        game.deletable = services.game_deletable(game)
     standings = selectors.tournament_standings(tournament=tournament) if len(games) > 1 else None
     return render(request, "console/tournament.html", {
         "section": "tournaments",
         "tournament": tournament,
         "games": games,
         "game_form": GameForm(),
+        # A tournament none of whose games has a log can be deleted with them (services/lifecycle.py).
+        "deletable": all(game.deletable for game in games),
         "standings": standings,
         "breadcrumbs": [(_("Tournaments"), reverse("console-home")), (tournament.name, None)],
     })
