@@ -136,7 +136,7 @@ def test_a_game_not_over_is_never_shown(make_game, arbitrator):
                        content_type="application/json").status_code == 404
 
 
-def _train_all(client, game, top_round: int = 1):
+def _train_all(client, game, top_round: int | None = 1):
     """Play every round: the master in ``top_round``, nothing elsewhere; return the verdicts."""
     verdicts = []
     for round in game.rounds.filter(status=Round.Status.CLOSED).order_by("number"):
@@ -161,7 +161,9 @@ def test_result_rank_and_share_link(played_game):
     assert (body["total"], body["top_total"]) == (total, tops)
     assert body["percent"] == round(100 * total / tops, 2)
     assert body["rank"] == 1 + sum(1 for row in standings if row["total"] > total)
-    assert body["players"] == len(standings)
+    # The trainee is ranked among the real players: one more than the game's, and never ranked past the last.
+    assert body["players"] == len(standings) + 1
+    assert body["rank"] <= body["players"]
 
     page = client.get(body["url"])
     text = page.content.decode()
@@ -325,3 +327,16 @@ def test_a_member_is_known_without_the_cookie(played_game, django_user_model):
     judged = [Client().post(f"/games/{game.pk}/train/judge", {"round": 1, "word": "", "ref": ""},
                             content_type="application/json", **header).json()["counted"] for _ in range(2)]
     assert judged == [True, False]
+
+
+def test_a_trainee_below_every_player_is_last_not_past_the_last(played_game):
+    """A trainee who hands in nothing ranks after every player who scored: "N+1 of N+1", not "N+1 of N"."""
+    game = _open(played_game.game)
+    client = Client()
+    verdicts = _train_all(client, game, top_round=None)
+    body = client.post(f"/games/{game.pk}/train/result", {"name": "Zoé", "proofs": [v["proof"] for v in verdicts]},
+                       content_type="application/json").json()
+    standings = selectors.game_standings(game=game)
+    scored = sum(1 for row in standings if row["total"] > 0)
+    assert body["total"] == 0 and scored == len(standings) > 0
+    assert (body["rank"], body["players"]) == (len(standings) + 1, len(standings) + 1)

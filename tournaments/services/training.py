@@ -162,7 +162,8 @@ def training_result(*, game: Game, name: str, proofs: list[str]) -> dict:
     tops = sum(r.top_score or 0 for r in rounds)
     standings = selectors.game_standings(game=game)
     rank = 1 + sum(1 for row in standings if row["total"] > total)
+    # The trainee is ranked among the game's players, so they are one more: "3 of 3", never "3 of 2".
     body = {"g": game.pk, "n": trainee_name(name), "t": total, "tt": tops,
-            "rk": rank, "np": len(standings), "w": warnings}
+            "rk": rank, "np": len(standings) + 1, "w": warnings}
     token = signing.dumps(body, salt=RESULT_SALT, compress=True)
     return {**shown_result(body), "token": token}
