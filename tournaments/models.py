@@ -178,7 +178,14 @@ class Player(models.Model):
     first_game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="arrivals")
     name = models.CharField(max_length=100)
     table = models.PositiveIntegerField(null=True, blank=True)
-    series = models.CharField(max_length=20, blank=True, default="")  # series (1-7) or category
+    series = models.CharField(max_length=20, blank=True, default="")  # a series of the federation's list (tournaments/federation.py)
+    # The federation's identity, every field optional (tournaments/federation.py reads and checks them): the
+    # licence number (one player per licence in a tournament), the club, the age category (as given, or
+    # derived from the date of birth on the season's reference date) and the date of birth.
+    licence = models.CharField(max_length=20, blank=True, default="")
+    club = models.CharField(max_length=100, blank=True, default="")
+    category = models.CharField(max_length=20, blank=True, default="")
+    birth_date = models.DateField(null=True, blank=True)
     token_hash = models.CharField(max_length=64, unique=True)  # sha256 of the bearer token, never the token
     # Rounds of first_game already closed when the player arrived: scored 0 (§6.2).
     arrival_round = models.PositiveIntegerField(default=0)
@@ -201,6 +208,8 @@ class Player(models.Model):
             models.CheckConstraint(condition=Q(table__isnull=True) | Q(table__gte=1), name="player_table_positive"),
             models.UniqueConstraint(fields=["tournament", "origin"], condition=~Q(origin=""),
                                     name="player_origin_unique"),
+            models.UniqueConstraint(fields=["tournament", "licence"], condition=~Q(licence=""),
+                                    name="player_licence_unique"),
         ]
 
     def __str__(self) -> str:
