@@ -498,5 +498,54 @@ class LogEntry(models.Model):
         raise ValueError("the arbitration log is append-only")
 
 
+class TrustedOrganiserKey(models.Model):
+    """An organiser whose sealed packs this installation (a centre) accepts, trusted by a head arbitrator
+    after checking its fingerprint by phone; beside the setting ``ARBITER_TRUSTED_ORGANISER_KEYS``."""
+
+    key = models.CharField(max_length=64, unique=True)  # the Ed25519 public key, URL-safe base64 unpadded
+    fingerprint = models.CharField(max_length=24)
+    trusted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    trusted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["trusted_at", "id"]
+
+    def __str__(self) -> str:
+        return self.fingerprint
+
+
+class GamePack(models.Model):
+    """The sealed pack a game is played from (issue 25, the centre; tournaments/packs.py, docs/packs.md).
+
+    ``pack`` is the pack's file as imported, its game still encrypted; ``game_text`` stays empty until the
+    head arbitrator gives the key, then holds the game opened (racks, masters), which each draw reads. The
+    key itself is never stored."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="sealed_pack")
+    pack = models.TextField()
+    sha256 = models.CharField(max_length=64)
+    event = models.CharField(max_length=200)
+    pack_game = models.CharField(max_length=100)  # the game's id in the pack (``G1``)
+    signer = models.CharField(max_length=64)
+    fingerprint = models.CharField(max_length=24)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    imported_at = models.DateTimeField(auto_now_add=True)
+    unlocked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    unlocked_at = models.DateTimeField(null=True, blank=True)
+    game_text = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["game_id"]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.pack_game} ({self.sha256[:16]})"
+
+
 __all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result", "GameArbitrator", "RecordImport",
-           "LogEntry"]
+           "LogEntry", "TrustedOrganiserKey", "GamePack"]
