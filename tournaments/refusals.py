@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from engine.refusals import TEXTS as ENGINE_TEXTS
 from engine.refusals import text_key
 from tournaments.pack_refusals import TEXTS as PACK_TEXTS
+from tournaments.results_refusals import TEXTS as RESULTS_TEXTS
 
 # (code, why) first, then (code, "+param") for a refusal that carries that param, then code alone. A text names only params that every refusal of its key carries.
 TEXTS = {
@@ -48,6 +49,8 @@ TEXTS = {
     **{key: _(text) for key, text in ENGINE_TEXTS.items()},
     # Pre-drawn games and sealed packs (tournaments/packs.py).
     **PACK_TEXTS,
+    # Results files of a simultaneous event (tournaments/results_files.py).
+    **RESULTS_TEXTS,
     # Racks.
     "bad_letters": _("the rack must be letters"),
     ("bad_letters", "rejected"): _("type the rejected rack's letters"),
