@@ -33,6 +33,8 @@ class Rules:
     solo_min_players: int = 16
     first_round_best_placement: bool = True
     first_move_horizontal: bool = True
+    # A simultaneous event (engine/merge.py): a round's solo is counted over every centre's players, not room by room.
+    event_solos: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):
