@@ -25,4 +25,21 @@ TEXTS = {
     "pack_key_check": _("the key is mistyped: its check does not match; read it again, group by group"),
     "wrong_pack_key": _("this key does not open this pack"),
     ("wrong_pack_key", "other_pack"): _("this key is for another pack (%(pack)s…)"),
+    # A centre playing a pack (tournaments/centre.py, tournaments/services/sealed.py).
+    "pack_fingerprint": _("the fingerprint typed (%(typed)s) is not the one of the key that signed the pack "
+                          "(%(fingerprint)s): nothing was trusted"),
+    "pack_settings": _("a game of this tournament has started with other settings than the pack's "
+                       "(%(settings)s): import the pack into a new tournament"),
+    "pack_none": _("this game is not played from a sealed pack"),
+    "pack_unlocked": _("the pack is already unlocked"),
+    "pack_locked": _("the pack is still locked: type or scan its key first"),
+    "pack_master": _("the master is the pack's: it cannot be changed"),
+    "pack_sequence": _("the racks are the pack's: the game's sequence cannot change"),
+    ("pack_sequence", "typed"): _("the racks are the pack's: no rack can be typed, draw the next one"),
+    ("pack_sequence", "rejected"): _("the racks are the pack's: its rejected draws are already recorded"),
+    ("pack_sequence", "fix"): _("the racks are the pack's: a rack cannot be replaced (cancel the round to "
+                                "draw it again)"),
+    ("pack_sequence", "bag"): _("the pack's rack of round %(round)s is not in this game's bag: the game no "
+                                "longer follows the pack"),
+    ("game_over", "pack_end"): _("the pack's game has no more rounds: the game is over"),
 }

@@ -80,6 +80,9 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "api-auth-token": (op("POST", PUBLIC),),
     "api-tournaments": (op("POST", STAFF),),
     "api-tournament-games": (op("POST", T_HEAD, body={"seed": 5}),),
+    "api-tournament-packs": (op("POST", T_HEAD, body={"pack": "not a pack"}),),
+    "api-game-pack": (op("GET", G_ARB),),  # 404 to those allowed: this game is not played from a pack
+    "api-game-pack-unlock": (op("POST", G_HEAD, body={"key": "ABCD"}),),
     "api-tournament-standings": (op("GET", PUBLIC),),
     "api-join": (op("POST", PUBLIC),),
     "api-game": (op("GET", G_ARB_PLAYER), op("DELETE", G_HEAD)),

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import incidents, lifecycle, training, views
+from tournaments.api import incidents, lifecycle, packs, training, views
 
 urlpatterns = [
     path("auth/token", views.AuthTokenView.as_view(), name="api-auth-token"),
@@ -12,6 +12,9 @@ urlpatterns = [
         views.TournamentStandingsView.as_view(),
         name="api-tournament-standings",
     ),
+    path("tournaments/<int:tournament_id>/packs", packs.TournamentPacksView.as_view(), name="api-tournament-packs"),
+    path("games/<int:game_id>/pack", packs.GamePackView.as_view(), name="api-game-pack"),
+    path("games/<int:game_id>/pack/unlock", packs.GamePackUnlockView.as_view(), name="api-game-pack-unlock"),
     path("join", views.JoinView.as_view(), name="api-join"),
     path("games/<int:game_id>", views.GameView.as_view(), name="api-game"),
     path("games/<int:game_id>/players", views.GamePlayersView.as_view(), name="api-game-players"),

@@ -26,6 +26,7 @@ from .paper import paper_players, round_slips_complete_if_all_in
 from .roles import act_as, require_head
 from .rounds import end_game, late_message, round_in_play
 from .schedule import schedule_backup
+from .sealed import PACK_END, is_sealed, master_for, pack_of, pack_rounds_count
 from .setting import judge, placement, play_from_dict, setting_of, sorted_letters, tiles_left
 
 logger = logging.getLogger(__name__)
@@ -60,6 +61,10 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
             _cancel(game, current, actor)
         else:
             _judge_all(game, current)
+            sealed = is_sealed(game.pk)
+            if sealed:  # the pack's master, whatever was proposed
+                current.master = master_for(current, current.tops)
+                Round.objects.filter(pk=current.pk).update(master=current.master)
             _place_master(game, current)
             if paper_players(game):  # paper slips may still be typed in: provisional until marked complete
                 Round.objects.filter(pk=current.pk).update(slips_complete=False)
@@ -68,6 +73,8 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
             round_slips_complete_if_all_in(current)  # every paper player's slip already in: final at once
             if _bag_exhausted(game, current.number + 1):
                 end_game(game, "bag_empty", actor)
+            elif sealed and current.number >= pack_rounds_count(pack_of(game)):
+                end_game(game, PACK_END, actor)
         notify_game_changed(game.pk)
         transaction.on_commit(_back_up)
     return True
@@ -144,8 +151,11 @@ def _place_master(game: Game, round: Round) -> None:
 
 
 def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Round:
-    """Make another of the tied tops the master, before the next round is drawn; the board follows."""
+    """Make another of the tied tops the master, before the next round is drawn; the board follows.
+    409 ``pack_master`` in a game played from a sealed pack: the master is the pack's."""
     act_as(require_head, round.game_id, actor)
+    if is_sealed(round.game_id):
+        raise Conflict("pack_master", params={"round": round.number})
 
     with transaction.atomic():
         current = Round.objects.select_for_update().select_related("game__tournament").get(pk=round.pk)

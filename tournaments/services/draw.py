@@ -7,6 +7,7 @@ import logging
 import math
 import random
 from collections import Counter
+from dataclasses import replace
 from datetime import timedelta
 
 from django.conf import settings
@@ -27,6 +28,7 @@ from .logbook import log
 from .roles import act_as, require_head
 from .rounds import end_game, round_in_play
 from .schedule import schedule_tops as _schedule_tops
+from .sealed import PACK_END, is_sealed, master_for, next_pack_rack, refuse_if_sealed
 from .setting import play_to_dict, setting_of, sorted_letters
 
 logger = logging.getLogger(__name__)
@@ -67,8 +69,14 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
     (random draws are redrawn until valid, each rejection recorded). ``after_rejection``: the typed rack
     follows a rejected physical draw, so the kept letters went back into the bag.
     409 ``round_open`` while a round is drawn or open, ``game_over`` once the game is over.
+
+    A game played from a sealed pack (services/sealed.py) reveals the pack's next rack instead, with the
+    draws it recorded as rejected: 409 ``pack_locked`` before its key is given, ``pack_sequence`` for a
+    typed rack, ``game_over`` once the pack has no more rounds.
     """
     act_as(require_head, game.pk, actor)
+    if rack is not None:
+        refuse_if_sealed(game.pk, "typed")
 
     if rack is not None and not isinstance(rack, str):
         raise ServiceError("bad_letters", fields={"rack": ["not text"]})
@@ -79,8 +87,14 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
     with transaction.atomic():
         game, setting, number = _lock_for_next_rack(game)
         bag = list(game.bag)
+        sealed = is_sealed(game.pk)
         try:
-            if rack is None:
+            if sealed:
+                draw, over = _pack_draw(game, number, bag, setting), False
+                if draw is None:
+                    end_game(game, PACK_END, actor)
+                    over = True
+            elif rack is None:
                 rng = random.Random(f"{game.seed}:{game.draws}")
                 game.draws += 1
                 draw = draw_rack(bag, game.kept, number, rng, setting.tileset, setting.rules)
@@ -118,8 +132,25 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
             round_id = round.pk
             transaction.on_commit(lambda: _schedule_tops(round_id))
     if over:
-        raise Conflict("game_over", params={"why": "no_valid_rack"})
+        raise Conflict("game_over", params={"why": PACK_END if sealed else "no_valid_rack"})
     return round
+
+
+def _pack_draw(game: Game, number: int, bag: list[str], setting):
+    """The pack's next rack drawn from the game's bag (as typed after a rejection when the pack's rack does not
+    hold the kept letters), with the pack's rejected draws; None when the pack has no round ``number``."""
+    revealed = next_pack_rack(game, number)
+    if revealed is None:
+        return None
+    letters, rejected = revealed
+    letters = letters.replace("+", "")
+    whole_new = bool(rejected) or not Counter(game.kept) <= Counter(letters)
+    try:
+        draw = check_typed_rack(bag, game.kept, letters, number, setting.tileset, setting.rules,
+                                after_rejection=whole_new)
+    except RackError:
+        raise Conflict("pack_sequence", params={"why": "bag", "round": number}) from None
+    return replace(draw, rejected=list(rejected))
 
 
 def rack_refused(error) -> ServiceError:
@@ -137,8 +168,10 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
     Every letter of it, kept ones included, goes back into the bag; the record (``-KEPT+NEW``) is shown
     with the round's accepted rack, which is then typed (or drawn) as a whole new one. A rack that obeys
     the rule, or that the bag cannot hold, is refused and changes nothing. Returns the rejections so far.
+    409 ``pack_sequence`` in a game played from a sealed pack (its rejected draws are the pack's).
     """
     act_as(require_head, game.pk, actor)
+    refuse_if_sealed(game.pk, "rejected")
 
     if not isinstance(rack, str) or not rack.strip() or len(rack) > TYPED_RACK_MAX:
         raise ServiceError("bad_letters", fields={"rack": ["required"]}, params={"why": "rejected"})
@@ -177,7 +210,10 @@ def round_compute_tops(*, round: Round) -> Round:
     board = Board.from_rows(round.board)
     tops = find_tops(board, round.rack, setting.lexicon, setting.tileset, setting.rules)
     master = None
-    if tops.score is not None:
+    written = [play_to_dict(play, setting.labelling) for play in tops.plays]
+    if tops.score is not None and is_sealed(game.pk):
+        master = master_for(round, written)  # the pack's master
+    elif tops.score is not None:
         master = play_to_dict(
             choose_master(tops, board, list(round.bag_after), setting.tileset, setting.rules, rack=round.rack),
             setting.labelling,
@@ -186,7 +222,7 @@ def round_compute_tops(*, round: Round) -> Round:
     Round.objects.filter(pk=round.pk, tops_ready=False, rack=round.rack).update(
         tops_ready=True,
         top_score=tops.score,
-        tops=[play_to_dict(play, setting.labelling) for play in tops.plays],
+        tops=written,
         master=master,
     )
     round.refresh_from_db()

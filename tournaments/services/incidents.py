@@ -25,6 +25,7 @@ from .draw import rack_refused
 from .logbook import log
 from .roles import act_as, require_head
 from .schedule import schedule_close, schedule_tops
+from .sealed import refuse_if_sealed
 from .setting import setting_of, sorted_letters
 
 PAUSE = "pause"
@@ -213,8 +214,10 @@ def round_cancel(*, round: Round, reason: str, actor=None, now: datetime | None 
 def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: datetime | None = None) -> Round:
     """Replace a mistyped rack before the clock starts (``EIRST?A`` typed for ``EIRSTSA``), with the same
     checks against the bag as a typed draw; the tops are computed again. 409 ``round_not_drawn`` once the
-    clock has started, ``same_rack`` when nothing changes; the rack's own refusals as for a draw."""
+    clock has started, ``same_rack`` when nothing changes; the rack's own refusals as for a draw. 409
+    ``pack_sequence`` in a game played from a sealed pack (its racks are the pack's)."""
     act_as(require_head, round.game_id, actor)
+    refuse_if_sealed(round.game_id, "fix")
     if not isinstance(rack, str) or not rack.strip():
         raise ServiceError("bad_letters", fields={"rack": ["required"]}, params={"why": "required"})
     if len(rack) > TYPED_RACK_MAX:
