@@ -213,15 +213,25 @@ def _check_signature(results: dict, centre_key: str) -> None:
                                                      "fingerprint": fingerprint(signer)})
 
 
+def _sound_round(r) -> bool:
+    slip, verdict = r.get("slip"), r.get("verdict")
+    return (isinstance(r.get("round"), int) and isinstance(verdict, dict) and isinstance(verdict.get("paid"), int)
+            and (slip is None or (isinstance(slip, dict) and isinstance(slip.get("word"), str)
+                                  and isinstance(slip.get("ref"), str)
+                                  and (slip.get("claimed") is None or isinstance(slip.get("claimed"), int)))))
+
+
 def _check_players(results: dict, rounds: set[int]) -> None:
     for player in results["players"]:
         try:
+            if not all(_sound_round(r) for r in player["rounds"]):
+                raise TypeError("a round is not a slip and a verdict")
             played = player["rounds"]
             numbers = [r["round"] for r in played]
             paid = sum(int(r["verdict"]["paid"]) for r in played)
             warnings = sum(1 for r in played if r["verdict"]["outcome"] == "warning")
             name = str(player["name"])
-        except (KeyError, TypeError, ValueError):
+        except (AttributeError, KeyError, TypeError, ValueError):
             raise ServiceError("bad_results", params={"why": "format"}) from None
         if len(set(numbers)) != len(numbers) or not set(numbers) <= rounds:
             raise ServiceError("bad_results", params={"why": "rounds", "name": name})

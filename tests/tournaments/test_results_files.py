@@ -216,6 +216,15 @@ def test_forged_altered_replayed_and_wrong_event_files_are_refused(games, keys):
     _refused("results_wrong_event", inbox.accept, other_pack)
     _refused("results_unknown_centre", _inbox(games, {"B": keys["B"]}).accept, good)
 
+    _refused("bad_results", inbox.accept, b"not json")
+    for damage in (lambda f: f["players"][0]["rounds"].__setitem__(0, "H8 WORD 30"),
+                   lambda f: f["players"][0]["rounds"][0].__setitem__("slip", {"word": 7, "ref": "H8"}),
+                   lambda f: f["players"][0]["rounds"][0].__setitem__("round", ROUNDS + 1)):
+        broken = copy.deepcopy(good)
+        damage(broken)
+        resigned = make_results_file(event=EVENT, game_id="G1", pack_sha256=game["sha"], centre={"id": "A"},
+                                     players=broken["players"], signer=keys["A"])
+        _refused("bad_results", inbox.accept, resigned)  # signed by the centre, and still not results
     inbox.accept(packs.pack_bytes(good))
     refused = _refused("results_replayed", inbox.accept, packs.pack_bytes(good))
     assert results_sha256(good)[:16] in refused.message
