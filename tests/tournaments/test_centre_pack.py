@@ -229,3 +229,46 @@ def test_an_untrusted_changed_or_other_list_pack_is_refused(arbitrator_client, a
     assert ok.status_code == 201, ok.json()
     assert TrustedOrganiserKey.objects.get().fingerprint == fingerprint
     assert _import(arbitrator_client, tournament, pack).status_code == 201  # trusted from now on
+
+
+@pytest.mark.django_db
+def test_the_console_imports_trusts_and_unlocks_a_pack(client, arbitrator, make_tournament, game_file, sealed,
+                                                       settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    pack, key = sealed
+    settings.ARBITER_TRUSTED_ORGANISER_KEYS = []
+    settings.ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 0
+    tournament = make_tournament(name="Club", created_by=arbitrator)
+    client.force_login(arbitrator)
+    url = reverse("console-pack-import", args=[tournament.pk])
+    assert reverse("console-pack-import", args=[tournament.pk]) in client.get(
+        reverse("console-tournament", args=[tournament.pk])).content.decode()
+    fingerprint = packs.fingerprint(pack["seal"]["key"])
+
+    def upload(**extra):
+        return client.post(url, {"file": SimpleUploadedFile("G1.pack.json", packs.pack_bytes(pack)), **extra},
+                           HTTP_ACCEPT_LANGUAGE="en")
+
+    refused = upload()
+    assert refused.status_code == 400 and fingerprint in refused.content.decode()
+    assert "by phone" in refused.content.decode()
+    assert not Game.objects.filter(tournament=tournament).exists()
+    imported = upload(trust_fingerprint=fingerprint)
+    assert imported.status_code == 302, imported.content.decode()[:2000]
+    game = Game.objects.get(tournament=tournament)
+    assert imported["Location"] == reverse("console-pack", args=[game.pk])
+
+    page = client.get(reverse("console-pack", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert fingerprint in page and packs.pack_sha256(pack) in page and "Fermé" in page
+    assert reverse("console-pack", args=[game.pk]) in client.get(reverse("console-game", args=[game.pk])).content.decode()
+
+    unlock = reverse("console-pack-unlock", args=[game.pk])
+    wrong = client.post(unlock, {"key": packs.key_text(bytes(16))}, HTTP_ACCEPT_LANGUAGE="fr")
+    assert wrong.status_code == 400 and "cette clé n&#x27;ouvre pas ce paquet" in wrong.content.decode().lower()
+    assert GamePack.objects.get(game=game).unlocked_at is None
+    opened = client.post(unlock, {"key": packs.key_text(key).lower().replace("-", " ")})
+    assert opened.status_code == 302 and opened["Location"] == reverse("console-game", args=[game.pk])
+    assert GamePack.objects.get(game=game).unlocked_at is not None
+    client.post(reverse("console-draw", args=[game.pk]), {"rack": ""})
+    assert Round.objects.get(game=game, number=1).rack == game_file.game.rounds[0].rack

@@ -137,6 +137,9 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-game-create": (op("POST", T_HEAD, body={"seed": "5"}),),
     "console-lexicon-import": (op("GET", STAFF),),
     "console-record-import": (op("GET", T_HEAD),),
+    "console-pack-import": (op("GET", T_HEAD), op("POST", T_HEAD)),
+    "console-pack": (op("GET", G_ARB),),  # 404 to those allowed: this game is not played from a pack
+    "console-pack-unlock": (op("POST", G_HEAD, body={"key": "ABCD"}),),
     "console-import-job": (op("GET", STAFF),),  # their own imports only: anyone else's is 404
     "console-api-tokens": (op("GET", STAFF),),
     "console-api-tokens-revoke-all": (op("GET", STAFF),),
