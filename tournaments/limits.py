@@ -23,3 +23,11 @@ TYPED_RACK_MAX = 40  # a typed rack's characters before its letters are read (bl
 REASON_MAX = 500  # an arbitrator's reason, kept in the log and the game record
 LATE_REASON_MAX = 300  # the reason a late slip is admitted
 MESSAGE_MAX = 300  # a result's message (Result.message's column)
+# The federation's identity of a player (tournaments/federation.py) and a centre's file of licensees.
+LICENCE_MAX = 20  # a licence number: letters, digits and hyphens
+CLUB_MAX = 100
+CATEGORY_MAX = 20
+BIRTH_YEAR_MIN = 1900  # an earlier date of birth is a typing mistake
+LICENSEES_BYTES_MAX = 2 * 1024 * 1024  # a federation's export of a whole region fits with room to spare
+LICENSEES_ROWS_MAX = 5000
+LICENSEES_ERRORS_SHOWN = 50  # a refused file lists at most this many bad rows (and says how many more)

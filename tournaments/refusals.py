@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from engine.refusals import TEXTS as ENGINE_TEXTS
 from engine.refusals import text_key
+from tournaments.licensee_refusals import TEXTS as LICENSEE_TEXTS
 from tournaments.pack_refusals import TEXTS as PACK_TEXTS
 from tournaments.results_refusals import TEXTS as RESULTS_TEXTS
 
@@ -49,6 +50,8 @@ TEXTS = {
     **{key: _(text) for key, text in ENGINE_TEXTS.items()},
     # Pre-drawn games and sealed packs (tournaments/packs.py).
     **PACK_TEXTS,
+    # A player's federation identity and a centre's file of licensees (tournaments/federation.py).
+    **LICENSEE_TEXTS,
     # Results files of a simultaneous event (tournaments/results_files.py).
     **RESULTS_TEXTS,
     # Racks.

@@ -330,12 +330,21 @@ class _Paid(NamedTuple):
     reason: str
 
 
+IDENTITY = ("licence", "club", "category", "birth_date")  # the federation's identity (tournaments/federation.py)
+
+
+def identity_of(player: Player) -> dict:
+    """The player's federation identity as the standings' rows carry it (the date of birth in ISO form)."""
+    return {"licence": player.licence, "club": player.club, "category": player.category,
+            "birth_date": player.birth_date.isoformat() if player.birth_date else ""}
+
+
 def _game_table(game: Game) -> dict:
     """Everything the standings of one game need, computed once."""
     from engine.tally import count_solos, solo_bonuses, solos_count, warning_deduction
 
     rules = game.tournament.rules
-    players = list(Player.objects.in_game(game).only("id", "name", "table", "series"))
+    players = list(Player.objects.in_game(game).only("id", "name", "table", "series", *IDENTITY))
     rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number")
                   .only("id", "number", "top_score"))
     paid: dict[int, dict[int, _Paid]] = {r.pk: {} for r in rounds}
@@ -365,6 +374,7 @@ def _game_table(game: Game) -> dict:
             "name": p.name,
             "table": p.table,
             "series": p.series,
+            **identity_of(p),
             "total": total,
             "diff": total - sum_tops,
             "percent": round(100 * total / sum_tops, 2) if sum_tops else 0.0,
@@ -433,7 +443,7 @@ def tournament_standings(*, tournament: Tournament) -> list[dict]:
     for player in Player.objects.filter(tournament=tournament).order_by("id"):
         rows[player.pk] = {
             "player": player.pk, "name": player.name, "table": player.table, "series": player.series,
-            "total": 0, "games": [], "sum_tops": 0, "tops": 0, "solos": 0, "warnings": 0, "penalties": 0,
+            **identity_of(player), "total": 0, "games": [], "sum_tops": 0, "tops": 0, "solos": 0, "warnings": 0, "penalties": 0,
             "_tiebreak": [],
         }
     for game, table in zip(games, tables, strict=True):

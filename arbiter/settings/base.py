@@ -268,6 +268,12 @@ ARBITER_TRUSTED_ORGANISER_KEYS = env.get_list("TRUSTED_ORGANISER_KEYS", default=
 # (tournaments/exports/imports.py); a smaller one within its request, 201.
 ARBITER_RECORD_INLINE_BYTES = env.get_int("RECORD_INLINE_BYTES", 1024 * 1024)
 
+# The federation's lists a player's identity is checked against (series, age categories and their bounds, the
+# season's reference date): tournaments/data/federation.toml unless this names another file. The reference
+# date on which ages are counted (an ISO date) fixes it instead of the file's rule ("": the file's rule).
+ARBITER_FEDERATION_FILE = env.get_str("FEDERATION_FILE", "")
+ARBITER_FEDERATION_REFERENCE_DATE = env.get_str("FEDERATION_REFERENCE_DATE", "")
+
 # Game settings: defaults of an event, each overridable per tournament.
 ARBITER_DEFAULT_ROUND_SECONDS = 180
 ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 20

@@ -77,9 +77,10 @@ def test_every_dangerous_first_character_is_neutralised_in_text_only():
     from tournaments.exports import standings_csv
 
     row = {"rank": 2, "name": "\tTab", "table": None, "series": "-x", "total": 88, "diff": -12, "percent": 88.0,
-           "tops": 0, "solos": 0, "warnings": 0, "penalties": 1}
+           "tops": 0, "solos": 0, "warnings": 0, "penalties": 1, "club": "=SUM(A1)"}
     line = standings_csv([row]).splitlines()[1]
-    assert line == '2,"","\'\tTab","","\'-x",88,-12,88.00,0,0,0,1'
+    # The federation's identity follows (licence, club, category, date of birth), its text neutralised too.
+    assert line == '2,"","\'\tTab","","\'-x",88,-12,88.00,0,0,0,1,"","\'=SUM(A1)","",""'
 
 
 def test_the_results_file_neutralises_formulas_and_transliterates_faraway_names(hostile_game, arbitrator_client):

@@ -22,8 +22,11 @@ from engine.tiles import load_tileset
 from tournaments.api.text import text_fault
 from tournaments.formats import iso
 from tournaments.limits import (
+    CATEGORY_MAX,
+    CLUB_MAX,
     LATE_REASON_MAX,
     LEXICON_NAME_MAX,
+    LICENCE_MAX,
     PLAYER_NAME_MAX,
     RACK_MAX,
     REASON_MAX,
@@ -366,7 +369,20 @@ class GameCreateSerializer(serializers.Serializer):
 class PlayerRegisterSerializer(serializers.Serializer):
     name = StrictCharField(max_length=PLAYER_NAME_MAX, visible=True)
     table = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=TABLE_MAX)
-    series = StrictCharField(required=False, allow_blank=True, max_length=SERIES_MAX, default="")
+    series = StrictCharField(required=False, allow_blank=True, max_length=SERIES_MAX, default="",
+                             help_text="A series of the federation's list (tournaments/data/federation.toml: "
+                                       "1 to 7, or S1 to S7), else 400 bad_series.")
+    # The federation's identity, each optional (tournaments/federation.py checks them).
+    licence = StrictCharField(required=False, allow_blank=True, max_length=LICENCE_MAX, default="",
+                              help_text="The licence number: letters, digits and hyphens; one player's in a "
+                                        "tournament (409 licence_taken).")
+    club = StrictCharField(required=False, allow_blank=True, max_length=CLUB_MAX, default="")
+    category = StrictCharField(required=False, allow_blank=True, max_length=CATEGORY_MAX, default="",
+                               help_text="An age category of the federation's list (Poussin to Diamant), else "
+                                         "400 bad_category. Left out with a birth_date: derived from it.")
+    birth_date = StrictCharField(required=False, allow_blank=True, allow_null=True, max_length=20, default=None,
+                                 help_text="The date of birth, 1960-03-14 (or 14/03/1960); 400 bad_birth_date "
+                                           "when it is not a date, in the future or before 1900.")
 
 
 class JoinSerializer(serializers.Serializer):
@@ -538,6 +554,10 @@ class RegisteredPlayerSerializer(serializers.Serializer):
     name = serializers.CharField()
     table = serializers.IntegerField(allow_null=True)
     series = serializers.CharField()
+    licence = serializers.CharField()
+    club = serializers.CharField()
+    category = serializers.CharField()
+    birth_date = serializers.DateField(allow_null=True)
     language = serializers.CharField(help_text="The language the player joined in, kept by their phone: \"en\", "
                                                "\"fr\", or \"\" (the tournament's).")
     token = serializers.SerializerMethodField()

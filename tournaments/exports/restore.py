@@ -30,7 +30,10 @@ from django.utils import timezone
 
 from tournaments import seal, services
 from tournaments.errors import Conflict, ServiceError
+from tournaments.federation import series_code
+from tournaments.limits import SERIES_MAX
 from tournaments.models import Game, GameArbitrator, LateSlip, Player, Round, Slip, Tournament
+from tournaments.names import clean_name
 from tournaments.services import log
 
 from . import incidents
@@ -228,15 +231,24 @@ class _Playback:
         still = []
         for entry in self.waiting:
             if (entry.get("arrival_round") or 0) <= self.last_closed:
+                series = entry.get("series") or ""
+                try:
+                    series_code(series)
+                except ServiceError:  # a record from before the federation's list: its series kept as written
+                    listed = ""
+                else:
+                    listed = series
                 player, _ = services.player_register(
                     game=self.game,
                     name=entry["name"],
                     table=entry.get("table"),
-                    series=entry.get("series") or "",
+                    series=listed,
                 )
-                origin = _origin(self.record, self.signer, entry["key"])
-                if origin:
-                    Player.objects.filter(pk=player.pk).update(origin=origin)
+                kept = {"origin": _origin(self.record, self.signer, entry["key"])}
+                if series and not listed:
+                    kept["series"] = clean_name(series)[:SERIES_MAX]
+                if any(kept.values()):
+                    Player.objects.filter(pk=player.pk).update(**{key: value for key, value in kept.items() if value})
                 self.players[entry["key"]] = player
                 if len(self.players) % 500 == 0:
                     self._report()

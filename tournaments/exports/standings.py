@@ -1,6 +1,6 @@
 """The standings as CSV (UTF-8, comma separated, one header line), for spreadsheets and club software.
 
-Text cells (the header, names, series) are written in double quotes and neutralised against formulas
+Text cells (the header, names, series, the federation's identity: licence, club, category, date of birth) are written in double quotes and neutralised against formulas
 (``cells.text_cell``); numbers are written bare, as numbers (``diff`` is negative below the top).
 """
 
@@ -26,6 +26,11 @@ COLUMNS = (
     "solos",
     "warnings",
     "penalties",
+    # The federation's identity, after the columns of before (a spreadsheet reading them by place still can).
+    "licence",
+    "club",
+    "category",
+    "birth_date",
 )
 
 
@@ -54,6 +59,10 @@ def standings_csv(rows: Iterable[dict]) -> str:
                 _number(row["solos"]),
                 _number(row["warnings"]),
                 _number(row["penalties"]),
+                text_cell(row.get("licence") or ""),
+                text_cell(row.get("club") or ""),
+                text_cell(row.get("category") or ""),
+                text_cell(row.get("birth_date") or ""),
             ]
         )
     return out.getvalue()

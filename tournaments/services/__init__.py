@@ -17,6 +17,7 @@ from .incidents import (
     round_pause,
     round_resume,
 )
+from .licensees import LicenseesImported, LicenseesRefused, licensees_import, read_licensees
 from .lifecycle import (
     CHANGEABLE_AFTER_START,
     game_archive,
@@ -96,6 +97,10 @@ __all__ = [
     "paper_player",
     "player_join",
     "player_register",
+    "licensees_import",
+    "read_licensees",
+    "LicenseesImported",
+    "LicenseesRefused",
     "player_table_change",
     "player_token_reissue",
     "rack_reject",

@@ -7,8 +7,10 @@ from collections.abc import Iterable
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from tournaments.errors import Conflict, NotFound, ServiceError
+from tournaments.federation import identity
 from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remember
 from tournaments.limits import LEXICON_NAME_MAX, PLAYER_NAME_MAX, SERIES_MAX, TOURNAMENT_NAME_MAX
 from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament, hash_token, new_screen_key
@@ -145,8 +147,9 @@ def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) 
     raise Conflict("join_code_exhausted")
 
 
-def player_register(*, game: Game, name: str, table: int | None = None, series: str = "",
-                    by_phone: bool = False, actor=None, language: str = "") -> tuple[Player, str]:
+def player_register(*, game: Game, name: str, table: int | None = None, series: str = "",  # noqa: PLR0913 - keyword-only: each argument is named at the call
+                    by_phone: bool = False, actor=None, language: str = "", licence: str = "", club: str = "",
+                    category: str = "", birth_date=None) -> tuple[Player, str]:
     """Register a player in the game; return (player, token). The token is shown once: only its hash is kept.
 
     ``by_phone``: the player joins with the game's code (``joined_by_phone``) and gets a table of their own:
@@ -158,6 +161,10 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
     log names them, or the player when they joined by phone (None: the server itself, e.g. a restore).
 
     ``language``: the language the player joined in, which their phone keeps ("": the tournament's).
+
+    ``licence``, ``club``, ``series``, ``category``, ``birth_date``: the federation's identity, each optional,
+    checked against the federation's lists (tournaments/federation.py); the category is derived from the date
+    of birth when only that is given. A licence number is one player's in a tournament (409 ``licence_taken``).
     """
     if actor is not None and not by_phone:
         require_arbitrator(game.pk, actor)
@@ -167,15 +174,21 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
     name = _clean_name(name, "name", PLAYER_NAME_MAX)
     if table is not None and (isinstance(table, bool) or not isinstance(table, int) or not 1 <= table <= 10_000):
         raise ServiceError("bad_table", fields={"table": ["out of range"]}, params={"why": "below_one"})
-    series = clean_name(series)
-    if len(series) > SERIES_MAX:
+    if len(clean_name(series)) > SERIES_MAX:
         raise ServiceError("series_too_long", fields={"series": ["too long"]}, params={"field": "series", "max": SERIES_MAX})
+    found = identity(licence=licence, club=club, series=series, category=category, birth_date=birth_date,
+                     today=timezone.localdate())
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game.pk)
         if game.status == Game.Status.OVER:
             raise Conflict("game_over")
         closed = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
+        if found["licence"]:
+            holder = Player.objects.filter(tournament_id=game.tournament_id, licence=found["licence"]).first()
+            if holder is not None:
+                raise Conflict("licence_taken", fields={"licence": ["taken"]},
+                               params={"licence": found["licence"], "name": holder.name})
         if by_phone:
             table = seat_for_phone(tournament_id=game.tournament_id, table=table)
         player = Player.objects.create(
@@ -183,7 +196,7 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
             first_game=game,
             name=name,
             table=table,
-            series=series,
+            **found,
             token_hash=hash_token(token),
             arrival_round=closed[-1].number if closed else 0,
             joined_by_phone=by_phone,
@@ -195,9 +208,17 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
             for r in closed
         )
         log(game=game, action="player_register", player=player, actor=actor, by="player" if by_phone else "server",
-            after={"name": name, "table": table, "series": series, "arrival_round": player.arrival_round})
+            after={"name": name, "table": table, **_identity_logged(found), "arrival_round": player.arrival_round})
         notify_game_changed(game.pk)
     return player, token
+
+
+def _identity_logged(found: dict) -> dict:
+    """The identity as the log keeps it: the series always (as before), the other fields when given."""
+    logged = {"series": found["series"]}
+    logged.update({key: (value.isoformat() if key == "birth_date" else value)
+                   for key, value in found.items() if key != "series" and value})
+    return logged
 
 
 def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:

@@ -68,6 +68,7 @@ urlpatterns = [
     path("games/<int:game_id>/projector-link/", players.projector_link_renew, name="console-projector-link-renew"),
     path("games/<int:game_id>/players/new/", players.player_register, name="console-player-register"),
     path("games/<int:game_id>/players/list/", players.player_register_list, name="console-player-register-list"),
+    path("games/<int:game_id>/players/licensees/", players.licensees_import, name="console-licensees-import"),
     path("games/<int:game_id>/players/<int:player_id>/", players.player_sheet, name="console-player"),
     path("games/<int:game_id>/players/<int:player_id>/phone/", players.player_phone_link,
          name="console-player-phone-link"),

@@ -8,7 +8,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.lexicons import word_list_lines
-from tournaments.limits import PLAYER_NAME_MAX, REASON_MAX
+from tournaments.limits import CATEGORY_MAX, CLUB_MAX, LICENCE_MAX, PLAYER_NAME_MAX, REASON_MAX, SERIES_MAX
 
 BUILT_IN_LEXICONS = ("TWL06", "SOWPODS")
 TILESET_CHOICES = [("english", _("English (100 tiles)")), ("french", _("French (102 tiles)"))]
@@ -68,7 +68,34 @@ class GameForm(forms.Form):
 class PlayerForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=PLAYER_NAME_MAX)
     table = forms.IntegerField(label=_("Table"), required=False, min_value=1, max_value=9999)
-    series = forms.CharField(label=_("Series or category"), required=False, max_length=20)
+    series = forms.CharField(label=_("Series"), required=False, max_length=SERIES_MAX,
+                             help_text=_("1 to 7 (or S1 to S7): the federation's list"))
+    # The federation's identity, each optional (tournaments/federation.py checks them).
+    licence = forms.CharField(label=_("Licence number"), required=False, max_length=LICENCE_MAX)
+    club = forms.CharField(label=_("Club"), required=False, max_length=CLUB_MAX)
+    category = forms.CharField(label=_("Age category"), required=False, max_length=CATEGORY_MAX,
+                               help_text=_("Poussin to Diamant; left empty, derived from the date of birth"))
+    birth_date = forms.DateField(label=_("Date of birth"), required=False,
+                                 widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+
+    IDENTITY = ("licence", "club", "category", "birth_date")
+
+    def main_fields(self) -> list:
+        return [field for field in self if field.name not in self.IDENTITY]
+
+    def identity_fields(self) -> list:
+        return [field for field in self if field.name in self.IDENTITY]
+
+    def identity_errors(self) -> bool:
+        return any(self.errors.get(name) for name in self.IDENTITY)
+
+
+class LicenseesForm(forms.Form):
+    """A centre's file of licensees (CSV): tournaments/services/licensees.py reads it."""
+
+    file = forms.FileField(label=_("File of licensees (CSV)"),
+                           help_text=_("Columns named in the first line: licence, name, club, series, category, "
+                                       "birth date; separated by ; or ,"))
 
 
 class DrawForm(forms.Form):

@@ -16,9 +16,10 @@ from django.views.decorators.http import require_POST
 
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
-from tournaments.refusals import error_text
+from tournaments.limits import LICENSEES_BYTES_MAX, LICENSEES_ERRORS_SHOWN
+from tournaments.refusals import error_text, refusal_text
 from tournaments.services import HEAD, role_of
-from tournaments.web.forms import PlayerForm, PlayerListForm
+from tournaments.web.forms import LicenseesForm, PlayerForm, PlayerListForm
 from tournaments.web.views import public_url
 
 from . import queries
@@ -42,7 +43,8 @@ def only_this_machine(url: str) -> bool:
     return host == "localhost" or host.endswith(".localhost") or host.startswith("127.") or host == "::1"
 
 
-def _players_page(request, game, form=None, list_form=None, status=200) -> HttpResponse:
+def _players_page(request, game, form=None, list_form=None, status=200, licensees_form=None,  # noqa: PLR0913 - the page's forms, each named at the call
+                  licensees_refused=None) -> HttpResponse:
     url = join_url(request, game.join_code)
     if form is None:
         form = PlayerForm()
@@ -56,6 +58,8 @@ def _players_page(request, game, form=None, list_form=None, status=200) -> HttpR
         "players": queries.players_of(game),
         "form": form,
         "list_form": list_form or PlayerListForm(),
+        "licensees_form": licensees_form or LicenseesForm(),
+        "licensees_refused": licensees_refused,
         "join_url": url,
         "join_url_local": only_this_machine(url),
         "join_qr": segno.make(url, error="m").svg_inline(scale=5, omitsize=True, title=_("QR code to join")),
@@ -123,6 +127,34 @@ def player_register_list(request: HttpRequest, game_id: int) -> HttpResponse:
     messages.success(request, _("%(count)s players registered.") % {"count": registered})
     for line in refused:
         messages.error(request, _("Not registered: %(line)s") % {"line": line})
+    return redirect("console-players", game_id=game.pk)
+
+
+@arbitrator_required
+@require_POST
+def licensees_import(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Register (or update) the players of a file of licensees: the whole file, or nothing with every bad row
+    and its reason (tournaments/services/licensees.py)."""
+    game = queries.game(game_id)
+    form = LicenseesForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _players_page(request, game, licensees_form=form, status=400)
+    upload = form.cleaned_data["file"]
+    data = upload.read(LICENSEES_BYTES_MAX + 1)
+    try:
+        done = services.licensees_import(game=game, data=data, actor=request.user)
+    except services.LicenseesRefused as error:
+        rows = [refusal_text("licensee_row", {"row": number, "reason": error_text(row_error)})
+                for number, row_error in error.rows]
+        refused = {"summary": error_text(error), "rows": rows[:LICENSEES_ERRORS_SHOWN],
+                   "more": max(0, len(rows) - LICENSEES_ERRORS_SHOWN)}
+        return _players_page(request, game, licensees_form=form, licensees_refused=refused, status=400)
+    except ServiceError as error:
+        attach_service_error(form, error)
+        return _players_page(request, game, licensees_form=form, status=error.status)
+    messages.success(request, _("Licensees imported: %(registered)s registered, %(updated)s updated, "
+                                "%(unchanged)s unchanged.") % {
+        "registered": len(done.registered), "updated": len(done.updated), "unchanged": done.unchanged})
     return redirect("console-players", game_id=game.pk)
 
 
