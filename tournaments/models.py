@@ -547,5 +547,38 @@ class GamePack(models.Model):
         return f"{self.event} {self.pack_game} ({self.sha256[:16]})"
 
 
+class CentreResults(models.Model):
+    """A version of this centre's results file for a game played from a sealed pack (issue 25, part 4;
+    tournaments/centre_results.py): kept after each closed round and at the end, each with a ``sequence`` one
+    more than the last, and its push to the organiser (``push_state``: ``pending`` until the organiser
+    acknowledges it (``sent``), ``refused`` by the organiser (4xx, not retried), ``failed`` when the retries
+    ran out; ``""`` when no organiser's address is set)."""
+
+    class Push(models.TextChoices):
+        NONE = "", _("Not pushed")
+        PENDING = "pending", _("Pending")
+        SENT = "sent", _("Acknowledged")
+        REFUSED = "refused", _("Refused")
+        FAILED = "failed", _("Failed")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="centre_results")
+    sequence = models.PositiveIntegerField()
+    final = models.BooleanField(default=False)
+    sha256 = models.CharField(max_length=64)
+    text = models.TextField()  # the file's canonical JSON, signed
+    made_at = models.DateTimeField(auto_now_add=True)
+    push_state = models.CharField(max_length=10, choices=Push.choices, blank=True, default=Push.NONE)
+    push_attempts = models.PositiveIntegerField(default=0)
+    pushed_at = models.DateTimeField(null=True, blank=True)  # the last attempt
+    push_answer = models.JSONField(null=True, blank=True)  # the organiser's last answer: {status, code, message}
+
+    class Meta:
+        ordering = ["game_id", "sequence"]
+        constraints = [models.UniqueConstraint(fields=["game", "sequence"], name="centre_results_sequence")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} results v{self.sequence}"
+
+
 __all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result", "GameArbitrator", "RecordImport",
-           "LogEntry", "TrustedOrganiserKey", "GamePack"]
+           "LogEntry", "TrustedOrganiserKey", "GamePack", "CentreResults"]
