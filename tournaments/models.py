@@ -582,3 +582,8 @@ class CentreResults(models.Model):
 
 __all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result", "GameArbitrator", "RecordImport",
            "LogEntry", "TrustedOrganiserKey", "GamePack", "CentreResults"]
+
+# A simultaneous event's organiser side (its own module).
+from tournaments.event_models import Centre, Event, EventGame, ResultsFile  # noqa: E402
+
+__all__ += ["Event", "EventGame", "Centre", "ResultsFile"]
