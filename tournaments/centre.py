@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 
 from django.db import transaction
 from django.utils import timezone
@@ -66,16 +67,18 @@ def verify(raw, *, trust_fingerprint: str | None = None, actor=None) -> packs.Ve
 
 def pack_settings(pack: dict) -> dict:
     """The tournament's settings the pack's clear part gives: word list, tile set, labelling, rules (as a
-    preset and the fields that differ from it)."""
+    preset and the fields that differ from it) and the round's time (the rules' ``round_seconds``, which the
+    tournament's clock reads)."""
     try:
         rules = Rules(**pack["rules"])
         preset = rules_preset(rules.preset)
     except (TypeError, ValueError):
         raise ServiceError("bad_pack", params={"why": "format"}) from None
     overrides = {name: value for name, value in rules.as_dict().items()
-                 if name != "preset" and getattr(preset, name) != value}
+                 if name not in ("preset", "round_seconds") and getattr(preset, name) != value}
     return {"lexicon": str(pack["lexicon"]["name"]), "tileset": str(pack["tileset"]),
-            "coordinates": str(pack["labelling"]), "ruleset": rules.preset, "rule_overrides": overrides}
+            "coordinates": str(pack["labelling"]), "ruleset": rules.preset, "rule_overrides": overrides,
+            "round_seconds": rules.round_seconds}
 
 
 def pack_import(*, tournament: Tournament, raw, trust_fingerprint: str | None = None, actor=None) -> Game:
@@ -87,8 +90,9 @@ def pack_import(*, tournament: Tournament, raw, trust_fingerprint: str | None = 
         services.require_tournament_head(tournament.pk, actor)
     verified = verify(raw, trust_fingerprint=trust_fingerprint, actor=actor)
     wanted = pack_settings(verified.pack)
-    differ = sorted(name for name in ("lexicon", "tileset", "coordinates") if getattr(tournament, name) != wanted[name])
-    if tournament.rules.as_dict() != Rules(**verified.pack["rules"]).as_dict():
+    differ = [name for name in ("lexicon", "tileset", "coordinates", "round_seconds")
+              if getattr(tournament, name) != wanted[name]]
+    if replace(tournament.rules, round_seconds=0) != replace(Rules(**verified.pack["rules"]), round_seconds=0):
         differ.append("rules")
     if differ and services.tournament_started(tournament):
         raise Conflict("pack_settings", fields={name: ["the pack's differs"] for name in differ},

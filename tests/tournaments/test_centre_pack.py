@@ -62,7 +62,8 @@ def _import(arbitrator_client, tournament, pack, **extra):
 def test_a_game_from_a_pack_plays_the_packs_racks_and_masters(arbitrator_client, arbitrator, make_tournament,
                                                                player_client, game_file, sealed, trusted):
     pack, key = sealed
-    tournament = make_tournament(name="Club", created_by=arbitrator)  # rows-letters: the pack's labelling wins
+    # rows-letters, 120 s and the booklet's rules: the pack's labelling, time and rules win.
+    tournament = make_tournament(name="Club", created_by=arbitrator, round_seconds=120, ruleset="classic")
     answer = _import(arbitrator_client, tournament, json.loads(packs.pack_bytes(pack)))
     assert answer.status_code == 201, answer.json()
     game_id = answer.json()["game"]
@@ -72,6 +73,7 @@ def test_a_game_from_a_pack_plays_the_packs_racks_and_masters(arbitrator_client,
     tournament.refresh_from_db()
     assert (tournament.coordinates, tournament.lexicon, tournament.tileset) == ("rows-numbers", "TWL06", "english")
     assert tournament.rules.as_dict() == game_file.rules.as_dict()
+    assert tournament.round_seconds == game_file.rules.round_seconds == 180
     game = Game.objects.get(pk=game_id)
 
     joined = arbitrator_client.post("/api/join", {"join_code": game.join_code, "name": "Ada"}, format="json")
@@ -159,10 +161,10 @@ def test_a_game_from_a_pack_plays_the_packs_racks_and_masters(arbitrator_client,
 @pytest.mark.django_db
 def test_before_the_key_no_address_shows_a_rack_or_a_master(client, arbitrator, make_tournament, make_player,
                                                              game_file, sealed, trusted):
-    pack, key = sealed
+    pack, _ = sealed
     tournament = make_tournament(name="Club", created_by=arbitrator)
     game = centre.pack_import(tournament=tournament, raw=packs.pack_bytes(pack), actor=arbitrator)
-    make_player(game, name="Ada", table=1)
+    _, token = make_player(game, name="Ada", table=1)
     secrets = _secrets(game_file)
     with pytest.raises(ServiceError) as locked:
         round_draw(game=game, actor=arbitrator)
@@ -175,10 +177,10 @@ def test_before_the_key_no_address_shows_a_rack_or_a_master(client, arbitrator, 
         "console-slips", "console-log", "console-arbitrators", "console-receipt")]
     console += [reverse("console-tournament", args=[tournament.pk]), reverse("console-home")]
 
-    def walk(paths):
+    def walk(paths, **headers):
         seen = 0
         for address in paths:
-            answer = client.get(address, HTTP_ACCEPT_LANGUAGE="en")
+            answer = client.get(address, HTTP_ACCEPT_LANGUAGE="en", **headers)
             body = b"".join(answer.streaming_content) if answer.streaming else answer.content
             text = body.decode("latin-1")
             for secret in secrets:
@@ -187,6 +189,7 @@ def test_before_the_key_no_address_shows_a_rack_or_a_master(client, arbitrator, 
         return seen
 
     walk(addresses)  # anonymously
+    assert walk(addresses, HTTP_AUTHORIZATION=f"Bearer {token}") > 0  # the game's player
     client.force_login(arbitrator)
     assert walk(addresses + console) >= len(console)
     stored = GamePack.objects.get(game=game)
@@ -272,3 +275,24 @@ def test_the_console_imports_trusts_and_unlocks_a_pack(client, arbitrator, make_
     assert GamePack.objects.get(game=game).unlocked_at is not None
     client.post(reverse("console-draw", args=[game.pk]), {"rack": ""})
     assert Round.objects.get(game=game, number=1).rack == game_file.game.rounds[0].rack
+
+
+@pytest.mark.django_db
+def test_a_started_tournament_with_other_settings_refuses_the_pack(arbitrator, make_tournament, game_file,
+                                                                   organiser, trusted):
+    timed = dataclasses.replace(game_file, rules=dataclasses.replace(game_file.rules, round_seconds=150))
+    pack, _ = packs.seal_pack(timed, event="Simultané", game_id="G3", signer=organiser)
+    started = make_tournament(name="Started", created_by=arbitrator, coordinates="rows-numbers")
+    from tournaments.services import game_create
+
+    round_draw(game=game_create(tournament=started, actor=arbitrator), rack="AEINRST", actor=arbitrator)
+    with pytest.raises(ServiceError) as refused:
+        centre.pack_import(tournament=started, raw=pack, actor=arbitrator)
+    assert refused.value.code == "pack_settings" and refused.value.params["settings"] == "round_seconds"
+    assert started.games.count() == 1 and not GamePack.objects.exists()
+
+    fresh = make_tournament(name="Fresh", created_by=arbitrator)
+    game = centre.pack_import(tournament=fresh, raw=pack, actor=arbitrator)
+    fresh.refresh_from_db()
+    assert (fresh.round_seconds, fresh.coordinates, fresh.rule_overrides) == (150, "rows-numbers", {})
+    assert game.tournament_id == fresh.pk
