@@ -140,3 +140,18 @@ def test_the_standings_csv_carries_the_identity(club):
     for column in ("licence", "club", "category", "birth_date"):
         assert column in header
     assert "123456" in row and "Vichy Scrabble Club" in row and "1950-06-30" in row
+
+
+def test_a_game_record_carries_the_identity_and_restores_it(club, arbitrator_client):
+    expect(club.arbitrator.post(club.url("/players"), {**IDENTITY, "table": 3}, format="json"), 201)
+    expect(club.arbitrator.post(club.url("/players"), {"name": "Bob", "table": 4}, format="json"), 201)
+    record = expect(club.arbitrator.get(f"/api/games/{club.id}/exports/record.json"), 200)
+    players = {entry["name"]: entry for entry in record["players"]}
+    assert {key: players["Ève Martin"].get(key) for key in ("licence", "club", "series", "birth_date")} == {
+        "licence": "123456", "club": "Vichy Scrabble Club", "series": "3", "birth_date": "1950-06-30"}
+    assert "licence" not in players["Bob"]  # a player without an identity is recorded as before
+    other = expect(arbitrator_client.post("/api/tournaments", {"name": "Restored"}, format="json"), 201)
+    expect(arbitrator_client.post(f"/api/tournaments/{other['id']}/imports/record", record, format="json"), 201)
+    restored = Player.objects.get(tournament_id=other["id"], name="Ève Martin")
+    assert (restored.licence, restored.club, restored.series, restored.category, restored.birth_date) == (
+        "123456", "Vichy Scrabble Club", "3", players["Ève Martin"]["category"], dt.date(1950, 6, 30))

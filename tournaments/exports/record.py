@@ -19,6 +19,7 @@ from django.utils import timezone
 from tournaments import seal, selectors
 from tournaments.formats import brief, iso
 from tournaments.models import Game, GameArbitrator, LateSlip, LogEntry, Player, Result, Round, Slip
+from tournaments.selectors import identity_of
 
 RECORD_FORMAT = "duplicate-arbiter/game-record"
 RECORD_VERSION = 1
@@ -38,6 +39,8 @@ def _players(game: Game) -> list[dict]:
                 "table": player.table,
                 "series": player.series,
                 "arrival_round": player.arrival_round if arrived_here else 0,
+                # The federation's identity, where given (a record of players without one is as before).
+                **{key: value for key, value in identity_of(player).items() if value},
             }
         )
     return rows
