@@ -83,3 +83,31 @@ def backup_database() -> str:
     from arbiter.backups import backup
 
     return str(backup())
+
+
+@shared_task(name="tournaments.tasks.centre_results")
+def centre_results(game_id: int) -> int | None:
+    """A sealed pack game's results changed (a round closed, a correction, the end): keep a new version of its
+    results file and push it to the organiser when one is set (tournaments/centre_results.py)."""
+    from tournaments.centre_results import results_changed
+
+    version = results_changed(game_id)
+    if version is None:
+        return None
+    push_centre_results.delay(version.pk, 1)
+    return version.pk
+
+
+@shared_task(name="tournaments.tasks.push_centre_results")
+def push_centre_results(results_id: int, attempt: int = 1) -> str:
+    """One attempt to push a results file to the organiser; not acknowledged and not refused, tried again after
+    centre_results.retry_delay(attempt), at most ARBITER_RESULTS_PUSH_ATTEMPTS attempts in all."""
+    from django.conf import settings
+
+    from tournaments.centre_results import push_results, retry_delay
+
+    last = attempt >= settings.ARBITER_RESULTS_PUSH_ATTEMPTS
+    pushed = push_results(results_id, last_attempt=last)
+    if pushed.outcome == "retry" and not last:
+        push_centre_results.apply_async(args=[results_id, attempt + 1], countdown=retry_delay(attempt))
+    return pushed.outcome

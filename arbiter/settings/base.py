@@ -264,6 +264,20 @@ ARBITER_TRUSTED_SIGNING_KEYS = env.get_list("TRUSTED_SIGNING_KEYS", default=[])
 # The organisers whose sealed packs (tournaments/packs.py) this installation accepts: their public keys,
 # comma-separated (its own key is always trusted).
 ARBITER_TRUSTED_ORGANISER_KEYS = env.get_list("TRUSTED_ORGANISER_KEYS", default=[])
+# This installation as a centre of a simultaneous event (tournaments/centre_results.py): its id and name in its
+# results files (default id: its key's fingerprint), and where they are pushed after each round and at the end:
+# the organiser's server, the event's id there and the token the organiser gave this centre ("" : not pushed,
+# the file is downloaded from the console and carried). A push not acknowledged is tried again, the delay
+# doubling from FIRST_DELAY to MAX_DELAY seconds, at most ATTEMPTS times; each waits TIMEOUT seconds at most.
+ARBITER_CENTRE_ID = env.get_str("CENTRE_ID", "")
+ARBITER_CENTRE_NAME = env.get_str("CENTRE_NAME", "")
+ARBITER_ORGANISER_URL = env.get_str("ORGANISER_URL", "")
+ARBITER_ORGANISER_EVENT = env.get_str("ORGANISER_EVENT", "")
+ARBITER_ORGANISER_TOKEN = env.get_str("ORGANISER_TOKEN", "")
+ARBITER_RESULTS_PUSH_ATTEMPTS = env.get_int("RESULTS_PUSH_ATTEMPTS", 20, minimum=1)
+ARBITER_RESULTS_PUSH_FIRST_DELAY = env.get_seconds("RESULTS_PUSH_FIRST_DELAY", 5.0)
+ARBITER_RESULTS_PUSH_MAX_DELAY = env.get_seconds("RESULTS_PUSH_MAX_DELAY", 300.0)
+ARBITER_RESULTS_PUSH_TIMEOUT = env.get_seconds("RESULTS_PUSH_TIMEOUT", 10.0)
 # A game record to import larger than this (bytes) is played back by the worker: 202 and a job to follow
 # (tournaments/exports/imports.py); a smaller one within its request, 201.
 ARBITER_RECORD_INLINE_BYTES = env.get_int("RECORD_INLINE_BYTES", 1024 * 1024)

@@ -23,6 +23,7 @@ from tournaments.versions import notify_game_changed
 from .draw import round_compute_tops
 from .logbook import log
 from .paper import paper_players, round_slips_complete_if_all_in
+from .results_hooks import results_changed
 from .roles import act_as, require_head
 from .rounds import end_game, late_message, round_in_play
 from .schedule import schedule_backup
@@ -71,6 +72,8 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
             log(game=game, round=current, action="round_close", actor=actor,
                 after={"top_score": current.top_score, "master": brief(current.master)})
             round_slips_complete_if_all_in(current)  # every paper player's slip already in: final at once
+            if sealed:  # the centre's results file: kept and pushed to the organiser
+                results_changed(game.pk)
             if _bag_exhausted(game, current.number + 1):
                 end_game(game, "bag_empty", actor)
             elif sealed and current.number >= pack_rounds_count(pack_of(game)):

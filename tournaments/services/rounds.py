@@ -8,6 +8,7 @@ from tournaments.models import Game, Round
 from tournaments.versions import notify_game_changed
 
 from .logbook import log
+from .results_hooks import results_changed
 
 
 def late_message(late_by: float) -> str:
@@ -26,3 +27,4 @@ def end_game(game: Game, reason: str, actor=None) -> None:
     game.save(update_fields=["status", "end_reason", "ended_at"])
     log(game=game, action="game_end", actor=actor, after={"reason": reason})
     notify_game_changed(game.pk)
+    results_changed(game.pk)  # a sealed pack game's final results file

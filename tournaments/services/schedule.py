@@ -18,6 +18,7 @@ CLOSE_ROUND = "tournaments.tasks.close_round"
 COMPUTE_TOPS = "tournaments.tasks.compute_tops"
 BACKUP_DATABASE = "tournaments.tasks.backup_database"
 IMPORT_RECORD = "tournaments.tasks.import_record"
+CENTRE_RESULTS = "tournaments.tasks.centre_results"
 
 _sender: ThreadPoolExecutor | None = None
 _sender_pid: int | None = None
@@ -62,3 +63,9 @@ def schedule_backup() -> None:
 def schedule_import(job_id: str) -> None:
     """The play-back of a game record kept by its import request (tournaments/exports/imports.py)."""
     _send(IMPORT_RECORD, args=[str(job_id)], what="record import")
+
+
+def schedule_results(game_id: int) -> None:
+    """A new version of a sealed pack game's results file, kept and pushed to the organiser
+    (tournaments/centre_results.py)."""
+    _send(CENTRE_RESULTS, args=[int(game_id)], what=f"the results file of game {game_id}")

@@ -30,6 +30,7 @@ from .close import judge
 from .incidents import clock_stopped_at
 from .logbook import log
 from .paper import round_slips_complete_if_all_in
+from .results_hooks import results_changed
 from .roles import act_as, require_arbitrator, require_head
 from .rounds import late_message
 from .setting import placement, setting_of
@@ -406,6 +407,7 @@ def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
             before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result),
                                   "late_by": late.late_by}, reason=reason_text)
         notify_game_changed(round.game_id)
+        results_changed(round.game_id)
     return slip
 
 
@@ -544,6 +546,8 @@ def slip_correct(
         log(game=round.game, round=round, slip=corrected, player=original.player, action="slip_correct",
             actor=actor, before=before, after=after, reason=reason_text)
         notify_game_changed(round.game_id)
+        if round.status == Round.Status.CLOSED:
+            results_changed(round.game_id)
     return corrected
 
 
@@ -577,6 +581,7 @@ def slip_add(
             before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result)}, reason=reason_text)
         round_slips_complete_if_all_in(locked)  # the last paper slip missing: the standings are final
         notify_game_changed(round.game_id)
+        results_changed(round.game_id)
     return slip
 
 
@@ -602,4 +607,5 @@ def result_override(*, result: Result, paid: int, outcome: str, reason: str, act
         log(game=current.round.game, round=current.round, player=current.player, action="result_override",
             actor=actor, before=before, after=_result_dict(current), reason=reason_text)
         notify_game_changed(current.round.game_id)
+        results_changed(current.round.game_id)
     return current
