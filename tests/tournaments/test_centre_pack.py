@@ -264,7 +264,9 @@ def test_the_console_imports_trusts_and_unlocks_a_pack(client, arbitrator, make_
 
     page = client.get(reverse("console-pack", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
     assert fingerprint in page and packs.pack_sha256(pack) in page and "Fermé" in page
-    assert reverse("console-pack", args=[game.pk]) in client.get(reverse("console-game", args=[game.pk])).content.decode()
+    screen = client.get(reverse("console-game", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert reverse("console-pack", args=[game.pk]) in screen and 'id="pack-locked"' in screen
+    assert 'name="rack"' not in screen and "Draw at random" not in screen
 
     unlock = reverse("console-pack-unlock", args=[game.pk])
     wrong = client.post(unlock, {"key": packs.key_text(bytes(16))}, HTTP_ACCEPT_LANGUAGE="fr")
@@ -273,6 +275,8 @@ def test_the_console_imports_trusts_and_unlocks_a_pack(client, arbitrator, make_
     opened = client.post(unlock, {"key": packs.key_text(key).lower().replace("-", " ")})
     assert opened.status_code == 302 and opened["Location"] == reverse("console-game", args=[game.pk])
     assert GamePack.objects.get(game=game).unlocked_at is not None
+    screen = client.get(reverse("console-game", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Dévoiler le tirage suivant du paquet" in screen and 'id="pack-locked"' not in screen
     client.post(reverse("console-draw", args=[game.pk]), {"rack": ""})
     assert Round.objects.get(game=game, number=1).rack == game_file.game.rounds[0].rack
 

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
-from tournaments.models import Game, Round
+from tournaments.models import Game, GamePack, Round
 from tournaments.services import refuse_if_paused
 from tournaments.web.forms import DrawForm, MasterForm
 from tournaments.web.views import board_context
@@ -37,6 +37,7 @@ def panel_context(game: Game) -> dict:
         master = detail["master"] or {}
         for top in detail["tops"]:
             tops.append({**top, "is_master": (top["word"], top["ref"]) == (master.get("word"), master.get("ref"))})
+    pack = GamePack.objects.filter(game_id=game.pk).only("unlocked_at").first()
     outcomes = {}
     for row in (detail or {}).get("results") or []:
         outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
@@ -51,7 +52,9 @@ def panel_context(game: Game) -> dict:
         "drawn_tiles": list(round.drawn) if round else [],
         "progress": detail["progress"] if detail else None,
         "tops": tops,
-        "can_choose_master": status == Round.Status.CLOSED and is_last and len(tops) > 1,
+        "can_choose_master": status == Round.Status.CLOSED and is_last and len(tops) > 1 and pack is None,
+        "pack": pack,  # a game played from a sealed pack: its racks and masters are the pack's
+        "pack_locked": pack is not None and pack.unlocked_at is None,
         "outcomes": outcomes,
         "can_draw": game.status != Game.Status.OVER and not in_play,
         "can_start": status == Round.Status.DRAWN,
