@@ -31,3 +31,7 @@ BIRTH_YEAR_MIN = 1900  # an earlier date of birth is a typing mistake
 LICENSEES_BYTES_MAX = 2 * 1024 * 1024  # a federation's export of a whole region fits with room to spare
 LICENSEES_ROWS_MAX = 5000
 LICENSEES_ERRORS_SHOWN = 50  # a refused file lists at most this many bad rows (and says how many more)
+EVENT_NAME_MAX = 200  # a simultaneous event's name, as its packs and results files carry it
+CENTRE_CODE_MAX = 100  # a centre's id in its results files
+CENTRE_NAME_MAX = 200
+RESULTS_FILE_MAX_BYTES = 4 * 1024 * 1024  # a centre's results file (40 players x 20 rounds weigh about 100 kB)

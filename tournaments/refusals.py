@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from engine.refusals import TEXTS as ENGINE_TEXTS
 from engine.refusals import text_key
+from tournaments.event_refusals import TEXTS as EVENT_TEXTS
 from tournaments.licensee_refusals import TEXTS as LICENSEE_TEXTS
 from tournaments.pack_refusals import TEXTS as PACK_TEXTS
 from tournaments.results_refusals import TEXTS as RESULTS_TEXTS
@@ -54,6 +55,8 @@ TEXTS = {
     **LICENSEE_TEXTS,
     # Results files of a simultaneous event (tournaments/results_files.py).
     **RESULTS_TEXTS,
+    # The organiser of a simultaneous event (tournaments/events.py).
+    **EVENT_TEXTS,
     # Racks.
     "bad_letters": _("the rack must be letters"),
     ("bad_letters", "rejected"): _("type the rejected rack's letters"),

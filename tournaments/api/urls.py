@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import incidents, lifecycle, packs, training, views
+from tournaments.api import events, incidents, lifecycle, packs, training, views
 
 urlpatterns = [
     path("auth/token", views.AuthTokenView.as_view(), name="api-auth-token"),
@@ -15,6 +15,8 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/packs", packs.TournamentPacksView.as_view(), name="api-tournament-packs"),
     path("games/<int:game_id>/pack", packs.GamePackView.as_view(), name="api-game-pack"),
     path("games/<int:game_id>/pack/unlock", packs.GamePackUnlockView.as_view(), name="api-game-pack-unlock"),
+    path("events/<int:event_id>/results", events.EventResultsView.as_view(), name="api-event-results"),
+    path("events/<int:event_id>/standings", events.EventStandingsView.as_view(), name="api-event-standings"),
     path("join", views.JoinView.as_view(), name="api-join"),
     path("games/<int:game_id>", views.GameView.as_view(), name="api-game"),
     path("games/<int:game_id>/players", views.GamePlayersView.as_view(), name="api-game-players"),

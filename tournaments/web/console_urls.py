@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from tournaments.web.console import (
+    events,
     game,
     imports,
     incidents,
@@ -39,6 +40,11 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/pack/", packs.pack_import, name="console-pack-import"),
     path("games/<int:game_id>/pack/", packs.pack_page, name="console-pack"),
     path("games/<int:game_id>/pack/unlock/", packs.pack_unlock, name="console-pack-unlock"),
+    path("events/", events.events_page, name="console-events"),
+    path("events/<int:event_id>/", events.event_page, name="console-event"),
+    path("events/<int:event_id>/act/", events.event_act, name="console-event-act"),
+    path("events/<int:event_id>/standings/", events.event_standings, name="console-event-standings"),
+    path("events/<int:event_id>/standings.csv", events.event_standings_csv, name="console-event-standings-csv"),
     path("imports/<uuid:job_id>/", imports.import_job, name="console-import-job"),
     path("tokens/", tokens.api_tokens_page, name="console-api-tokens"),
     path("tokens/revoke-all/", tokens.api_tokens_revoke_all, name="console-api-tokens-revoke-all"),

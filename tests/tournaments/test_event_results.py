@@ -1,0 +1,245 @@
+"""The organiser's side of a simultaneous event, persisted (tournaments/events.py, POST /api/events/{id}/results,
+GET /api/events/{id}/standings, the console's upload and CSV): centres registered with their keys and push tokens;
+files from two centres pushed -> the standings equal engine.merge over the same files, the third centre listed as
+missing; the same file twice is one record and 200 both times; a later version replaces the earlier, kept in the
+history; forged, altered, wrong-event and unknown-token pushes refused with nothing stored; a differing verdict
+listed; a key accepted on first use once its fingerprint is typed; the CSV's content."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from engine.board import Board
+from engine.search import best_plays
+from engine.tiles import load_tileset
+from tournaments import events, packs
+from tournaments.errors import ServiceError
+from tournaments.event_models import Centre, ResultsFile
+from tournaments.lexicons import get_lexicon
+from tournaments.results_files import ResultsInbox
+
+from .test_results_files import EVENT, _file, _raw
+
+CENTRES = ("A", "B", "C")
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    game_file = packs.draw_game_file(seed=20260314, max_rounds=6)
+    pack, key = packs.seal_pack(game_file, event=EVENT, game_id="G1")
+    lexicon, tileset = get_lexicon(game_file.lexicon), load_tileset(game_file.tileset)
+    plays = {r.number: best_plays(Board.from_rows(r.board), r.rack, lexicon, tileset, game_file.rules, n=8)
+             for r in game_file.game.rounds}
+    game = {"file": game_file, "sha": packs.pack_sha256(pack), "plays": plays, "lexicon": lexicon, "tileset": tileset}
+    raw = {}
+    for centre in CENTRES:
+        raw.update(_raw(game, centre))
+    return {"pack": pack, "key": key, "game": game, "raw": raw,
+            "keys": {c: Ed25519PrivateKey.generate() for c in CENTRES}}
+
+
+@pytest.fixture
+def organiser(django_user_model):
+    return django_user_model.objects.create_user(username="organiser", password="organiser-pass-1", is_staff=True)
+
+
+@pytest.fixture
+def event(drawn, organiser):
+    made = events.event_create(name=EVENT, language="fr", actor=organiser)
+    game = events.event_game_add(event=made, raw=packs.pack_bytes(drawn["pack"]))
+    events.event_game_unlock(game=game, key=packs.key_text(drawn["key"]), actor=organiser)
+    made.tokens = {}
+    for code in CENTRES:
+        _, made.tokens[code] = events.centre_register(event=made, code=code, name=f"Club {code}",
+                                                      public_key=packs.public_text(drawn["keys"][code]))
+    return made
+
+
+def _results(drawn, centre, **kwargs) -> dict:
+    return _file("G1", drawn["game"], centre, drawn["raw"], drawn["keys"][centre], **kwargs)
+
+
+def _push(event, token, body, *, raw: bytes | None = None):
+    client = APIClient()
+    if token is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    data = raw if raw is not None else packs.pack_bytes(body)
+    return client.post(reverse("api-event-results", kwargs={"event_id": event.pk}), data=data,
+                       content_type="application/json")
+
+
+def _stored() -> list:
+    return list(ResultsFile.objects.order_by("pk").values_list("sha256", "current"))
+
+
+def test_two_centres_pushed_give_the_standings_engine_merge_gives_with_the_third_missing(drawn, event, organiser):
+    files = [_results(drawn, centre) for centre in ("A", "B")]
+    for code, results in zip(("A", "B"), files, strict=True):
+        response = _push(event, event.tokens[code], results)
+        assert response.status_code == 201, response.content
+        assert response.json()["status"] == "accepted"
+    inbox = ResultsInbox(EVENT)
+    for code in CENTRES:
+        inbox.register_centre(code, packs.public_text(drawn["keys"][code]))
+    inbox.add_game("G1", drawn["game"]["file"], drawn["game"]["sha"])
+    for results in files:
+        inbox.accept(packs.pack_bytes(results))
+    expected = inbox.standings()
+    merged = events.standings(event)
+    assert merged["rows"] == expected["rows"]
+    assert merged["by_series"] == expected["by_series"] and merged["by_category"] == expected["by_category"]
+    assert merged["by_centre"].keys() == {"A", "B"}
+    assert merged["provisional"] is True and merged["missing_centres"] == ["C"]
+
+    client = APIClient()
+    client.force_login(organiser)
+    answer = client.get(reverse("api-event-standings", kwargs={"event_id": event.pk}))
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["missing_centres"] == ["C"] and body["provisional"] is True
+    assert [(r["name"], r["rank"], r["total"]) for r in body["rows"]] == \
+        [(r["name"], r["rank"], r["total"]) for r in expected["rows"]]
+    assert len(body["rows"]) == 12
+
+
+def test_the_same_file_twice_is_one_record_and_200(drawn, event):
+    results = _results(drawn, "A")
+    first = _push(event, event.tokens["A"], results)
+    again = _push(event, event.tokens["A"], results)
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["status"] == "already_received" and again.json()["message"] == "already received"
+    assert again.json()["sha256"] == first.json()["sha256"]
+    assert ResultsFile.objects.count() == 1
+
+
+def test_a_later_version_replaces_the_earlier_which_stays_in_the_history(drawn, event):
+    early = _results(drawn, "A", sequence=1, final=False)
+    late = _results(drawn, "A", sequence=2, final=True)
+    assert _push(event, event.tokens["A"], early).status_code == 201
+    assert _push(event, event.tokens["A"], late).status_code == 201
+    rows = list(ResultsFile.objects.order_by("sequence").values_list("sequence", "current", "final"))
+    assert rows == [(1, False, False), (2, True, True)]
+    assert events.standings(event)["unfinished"] == []
+    outdated = _push(event, event.tokens["A"], _results(drawn, "A", sequence=1, final=True))
+    assert outdated.status_code == 400 and outdated.json()["error"]["code"] == "results_outdated"
+    assert ResultsFile.objects.count() == 2
+
+
+def _forged(drawn):
+    """Centre A's results signed by another key than A's."""
+    return _file("G1", drawn["game"], "A", drawn["raw"], Ed25519PrivateKey.generate())
+
+
+def _altered(drawn):
+    results = copy.deepcopy(_results(drawn, "A"))
+    results["players"][0]["name"] = "Someone Else"
+    return results
+
+
+def _other_event(drawn):
+    return _file("G1", drawn["game"], "A", drawn["raw"], drawn["keys"]["A"], event="Another event")
+
+
+@pytest.mark.parametrize(("make", "status", "code"), [
+    (_forged, 400, "results_forged"),
+    (_altered, 400, "results_altered"),
+    (_other_event, 400, "results_wrong_event"),
+])
+def test_a_forged_altered_or_other_event_file_is_refused_and_nothing_stored(drawn, event, make, status, code):
+    response = _push(event, event.tokens["A"], make(drawn))
+    assert response.status_code == status, response.content
+    assert response.json()["error"]["code"] == code
+    assert _stored() == []
+
+
+def test_an_unknown_token_or_none_or_another_centres_token_is_refused_and_nothing_stored(drawn, event):
+    results = _results(drawn, "A")
+    assert _push(event, "not-a-token", results).status_code == 401
+    assert _push(event, None, results).status_code == 401
+    other = _push(event, event.tokens["B"], results)
+    assert other.status_code == 400 and other.json()["error"]["code"] == "results_other_centre"
+    second = events.event_create(name="Elsewhere", actor=None)
+    assert _push(second, event.tokens["A"], results).status_code == 401  # a token is good for its event only
+    assert _stored() == []
+
+
+def test_a_differing_verdict_is_listed_for_review_and_never_changed(drawn, event, organiser):
+    def tamper(index, rounds):
+        if index == 1:  # the centre paid player 1's first slip 0 with a reason the judge does not give
+            rounds[0]["verdict"] = {"paid": 0, "outcome": "zero", "reason": "arbitrator_zero"}
+
+    results = _file("G1", drawn["game"], "A", drawn["raw"], drawn["keys"]["A"], tamper=tamper)
+    assert _push(event, event.tokens["A"], results).status_code == 201
+    listed = events.differences(event)
+    assert [(d["centre"], d["name"], d["round"], d["centre_verdict"]["reason"]) for d in listed] == \
+        [("A", "Player A1", 1, "arbitrator_zero")]
+    row = next(r for r in events.standings(event)["rows"] if r["name"] == "Player A1")
+    assert row["games"][0]["paid"] == sum(r["verdict"]["paid"] for r in results["players"][1]["rounds"])
+    client = APIClient()
+    client.force_login(organiser)
+    page = client.get(reverse("console-event", kwargs={"event_id": event.pk}))
+    assert page.status_code == 200 and "Player A1" in page.content.decode()
+
+
+def test_a_key_is_accepted_on_first_use_once_its_fingerprint_is_typed(drawn, event):
+    centre = Centre.objects.get(event=event, code="C")
+    centre.public_key = ""
+    centre.save()
+    results = _results(drawn, "C")
+    first = _push(event, event.tokens["C"], results)
+    assert first.status_code == 409 and first.json()["error"]["code"] == "centre_key_unconfirmed"
+    assert _stored() == []
+    with pytest.raises(ServiceError) as wrong:
+        events.centre_key_accept(centre=Centre.objects.get(pk=centre.pk), fingerprint="AAAA-BBBB-CCCC-DDDD")
+    assert wrong.value.code == "centre_fingerprint"
+    assert Centre.objects.get(pk=centre.pk).public_key == ""
+    typed = packs.fingerprint(packs.public_text(drawn["keys"]["C"])).lower().replace("-", " ")
+    events.centre_key_accept(centre=Centre.objects.get(pk=centre.pk), fingerprint=typed)
+    assert _push(event, event.tokens["C"], results).status_code == 201
+
+
+def test_the_console_upload_takes_a_file_and_the_csv_lists_every_ranking(drawn, event, organiser):
+    client = APIClient()
+    client.force_login(organiser)
+    url = reverse("console-event-act", kwargs={"event_id": event.pk})
+    upload = io.BytesIO(packs.pack_bytes(_results(drawn, "B")))
+    upload.name = "B.results.json"
+    response = client.post(url, {"action": "upload", "file": upload}, format="multipart")
+    assert response.status_code == 302
+    assert ResultsFile.objects.get().via == "console"
+    bad = io.BytesIO(b"{not json")
+    bad.name = "bad.json"
+    refused = client.post(url, {"action": "upload", "file": bad}, format="multipart")
+    assert refused.status_code == 302 and ResultsFile.objects.count() == 1
+
+    answer = client.get(reverse("console-event-standings-csv", kwargs={"event_id": event.pk}))
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(answer.content.decode("utf-8"))))
+    assert rows[0][:4] == ["scope", "group", "rank", "name"]
+    merged = events.standings(event)
+    overall = [r for r in rows[1:] if r[0] == "overall"]
+    assert [(r[3], int(r[2]), int(r[9])) for r in overall] == [(r["name"], r["rank"], r["total"]) for r in merged["rows"]]
+    assert {r[1] for r in rows[1:] if r[0] == "centre"} == {"B"}
+    assert {r[1] for r in rows[1:] if r[0] == "series"} == {"S1", "S2", "S3"}
+    assert {r[1] for r in rows[1:] if r[0] == "category"} == {"Senior", "Junior"}
+    assert len(rows) == 1 + 6 * 4
+
+
+def test_the_standings_api_is_the_organisers_only(event, django_user_model):
+    other = django_user_model.objects.create_user(username="elsewhere", password="x-pass-1", is_staff=True)
+    client = APIClient()
+    client.force_login(other)
+    response = client.get(reverse("api-event-standings", kwargs={"event_id": event.pk}))
+    assert response.status_code == 403 and response.json()["error"]["code"] == "head_only"
+    assert json.loads(APIClient().get(reverse("api-event-standings", kwargs={"event_id": event.pk})).content)[
+        "error"]["code"] in ("not_authenticated", "arbitrator_only")

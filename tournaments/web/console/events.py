@@ -1,0 +1,168 @@
+"""The organiser of a simultaneous event at the console (tournaments/events.py, docs/packs.md): the events, an
+event's page (its packs' games and their keys, its centres with their keys and push tokens, the results files
+received and the verdicts to review, a results file uploaded from a USB key or an e-mail), the merged standings
+and their CSV."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from tournaments import events
+from tournaments.errors import ServiceError
+from tournaments.event_models import Centre, ResultsFile
+from tournaments.limits import RESULTS_FILE_MAX_BYTES
+from tournaments.refusals import error_text
+
+from .access import _role_required, staff_required
+
+organiser_required = _role_required(events.require_organiser, "event_id")
+MAX_PACK_BYTES = 256 * 1024
+
+
+def _event(event_id: int):
+    try:
+        return events.get_event(event_id)
+    except ServiceError:
+        raise Http404 from None
+
+
+def _crumbs(event=None, last=None) -> list:
+    crumbs = [(_("Simultaneous events"), reverse("console-events") if event or last else None)]
+    if event is not None:
+        crumbs.append((event.name, reverse("console-event", args=[event.pk]) if last else None))
+    if last:
+        crumbs.append((last, None))
+    return crumbs
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def events_page(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        try:
+            event = events.event_create(name=request.POST.get("name", ""), language=request.POST.get("language", "en"),
+                                        actor=request.user)
+        except ServiceError as error:
+            messages.error(request, error_text(error))
+            return redirect("console-events")
+        return redirect("console-event", event_id=event.pk)
+    return render(request, "console/events.html", {"section": "events", "events": events.events_of(request.user),
+                                                   "breadcrumbs": _crumbs()})
+
+
+@organiser_required
+@require_GET
+def event_page(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    centres = list(event.centres.all())
+    for centre in centres:
+        centre.fingerprint = events.packs.fingerprint(centre.key_seen) if centre.key_seen else ""
+    files = ResultsFile.objects.filter(event=event).select_related("centre", "game").order_by("-id")
+    return render(request, "console/event.html", {
+        "section": "events", "event": event, "games": event.games.all(), "centres": centres,
+        "files": files, "differences": events.differences(event), "breadcrumbs": _crumbs(event),
+    })
+
+
+def _read(request: HttpRequest, limit: int) -> bytes | None:
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, _("Choose a file."))
+        return None
+    if upload.size > limit:
+        messages.error(request, _("The file is too large."))
+        return None
+    return upload.read()
+
+
+def _act(request: HttpRequest, event) -> None:
+    action = request.POST.get("action", "")
+    if action == "pack":
+        raw = _read(request, MAX_PACK_BYTES)
+        if raw is not None:
+            game = events.event_game_add(event=event, raw=raw)
+            messages.success(request, _("Game %(game)s added: give its key at the start.") % {"game": game.game_id})
+    elif action == "unlock":
+        game = event.games.filter(pk=_an_id(request.POST.get("game"))).first()
+        if game is None:
+            raise ServiceError("not_found", status=404, params={"game": request.POST.get("game", ""),
+                                                                "why": "event_game"})
+        events.event_game_unlock(game=game, key=request.POST.get("key", ""), actor=request.user)
+        messages.success(request, _("Game %(game)s unlocked.") % {"game": game.game_id})
+    elif action == "centre":
+        centre, token = events.centre_register(event=event, code=request.POST.get("code", ""),
+                                               name=request.POST.get("name", ""),
+                                               public_key=request.POST.get("public_key", ""))
+        messages.success(request, _("Centre %(centre)s registered. Its push token, shown this once: %(token)s")
+                         % {"centre": centre.code, "token": token})
+    elif action == "key":
+        centre = _centre(event, request.POST.get("centre"))
+        events.centre_key_accept(centre=centre, fingerprint=request.POST.get("fingerprint", ""))
+        messages.success(request, _("The key of centre %(centre)s is accepted.") % {"centre": centre.code})
+    elif action == "token":
+        centre = _centre(event, request.POST.get("centre"))
+        token = events.centre_new_token(centre=centre)
+        messages.success(request, _("Centre %(centre)s's new push token, shown this once: %(token)s")
+                         % {"centre": centre.code, "token": token})
+    elif action == "upload":
+        raw = _read(request, RESULTS_FILE_MAX_BYTES)
+        if raw is not None:
+            record, new = events.results_receive(event=event, raw=raw, via=ResultsFile.Via.CONSOLE, actor=request.user)
+            text = _("Results of centre %(centre)s accepted (version %(sequence)s).") if new else \
+                _("This results file of centre %(centre)s was already received (version %(sequence)s).")
+            messages.success(request, text % {"centre": record.centre.code, "sequence": record.sequence})
+
+
+def _an_id(value) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0 < number < 2**63 else None
+
+
+def _centre(event, value) -> Centre:
+    centre = event.centres.filter(pk=_an_id(value)).first()
+    if centre is None:
+        raise ServiceError("not_found", status=404, params={"centre": value or "", "why": "centre"})
+    return centre
+
+
+@organiser_required
+@require_POST
+def event_act(request: HttpRequest, event_id: int) -> HttpResponse:
+    """One of the event page's forms: ``action`` pack, unlock, centre, key, token or upload. A refusal is shown
+    on the page and changes nothing."""
+    event = _event(event_id)
+    try:
+        _act(request, event)
+    except ServiceError as error:
+        messages.error(request, error_text(error))
+    return redirect("console-event", event_id=event.pk)
+
+
+@organiser_required
+@require_GET
+def event_standings(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    merged = events.standings(event)
+    groups = [(_("By centre"), "rank_centre", merged["by_centre"]), (_("By series"), "rank_series", merged["by_series"]),
+              (_("By category"), "rank_category", merged["by_category"])]
+    return render(request, "console/event_standings.html", {
+        "section": "events", "event": event, "merged": merged, "groups": groups,
+        "breadcrumbs": _crumbs(event, _("Merged standings")),
+    })
+
+
+@organiser_required
+@require_GET
+def event_standings_csv(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    response = HttpResponse(events.standings_csv(events.standings(event)), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-standings.csv"'
+    return response
