@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from tournaments import services
 from tournaments.errors import ServiceError
-from tournaments.models import Round
+from tournaments.models import GamePack, Round
 from tournaments.refusals import error_text
 from tournaments.services import HEAD, arbitrators, max_extend_seconds, role_of
 
@@ -51,7 +51,8 @@ def incident_context(game, context: dict, user) -> dict:
         "can_resume": is_head and paused,
         "can_extend": is_head and status == Round.Status.OPEN,
         "can_cancel": is_head and status in (Round.Status.DRAWN, Round.Status.OPEN),
-        "can_fix_rack": is_head and status == Round.Status.DRAWN,
+        # A sealed pack's rack is the pack's: no rack is replaced (services.round_fix_rack refuses it).
+        "can_fix_rack": is_head and status == Round.Status.DRAWN and not GamePack.objects.filter(game_id=game.pk).exists(),
         "max_extend": max_extend_seconds(),
         "incidents": list(round.incidents) if round is not None else [],
         "cancelled": cancelled,
