@@ -20,8 +20,9 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
-from tournaments import services
+from tournaments import events, services
 from tournaments.errors import Forbidden, ServiceError
+from tournaments.event_models import Event
 from tournaments.models import (
     Game,
     GameArbitrator,
@@ -48,6 +49,8 @@ G_ARB = "game arbitrator"  # head or assistant of the game
 G_HEAD = "game head"  # the game's head
 G_ARB_PLAYER = "game arbitrator or player"  # head, assistant, or a player of the game
 PLAYER = "player"  # a player of the game only
+EVENT_HEAD = "event organiser"  # an organiser of the simultaneous event (tournaments/events.py)
+CENTRE = "centre"  # a centre of the event, by its push token: none of these callers
 
 ALLOWED = {
     PUBLIC: set(CALLERS),
@@ -58,6 +61,8 @@ ALLOWED = {
     G_HEAD: {"head"},
     G_ARB_PLAYER: {"player", "assistant", "head"},
     PLAYER: {"player"},
+    EVENT_HEAD: {"head"},
+    CENTRE: set(),
 }
 
 
@@ -84,6 +89,8 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "api-game-pack": (op("GET", G_ARB),),  # 404 to those allowed: this game is not played from a pack
     "api-game-pack-unlock": (op("POST", G_HEAD, body={"key": "ABCD"}),),
     "api-tournament-standings": (op("GET", PUBLIC),),
+    "api-event-results": (op("POST", CENTRE, body={"format": "not a results file"}),),
+    "api-event-standings": (op("GET", EVENT_HEAD),),
     "api-join": (op("POST", PUBLIC),),
     "api-game": (op("GET", G_ARB_PLAYER), op("DELETE", G_HEAD)),
     "api-game-archive": (op("POST", G_HEAD, body={"archived": True}),),
@@ -140,6 +147,11 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-pack-import": (op("GET", T_HEAD), op("POST", T_HEAD)),
     "console-pack": (op("GET", G_ARB),),  # 404 to those allowed: this game is not played from a pack
     "console-pack-unlock": (op("POST", G_HEAD, body={"key": "ABCD"}),),
+    "console-events": (op("GET", STAFF), op("POST", STAFF, body={"name": ""})),
+    "console-event": (op("GET", EVENT_HEAD),),
+    "console-event-act": (op("POST", EVENT_HEAD, body={"action": "token"}),),  # no such centre: said on the page
+    "console-event-standings": (op("GET", EVENT_HEAD),),
+    "console-event-standings-csv": (op("GET", EVENT_HEAD),),
     "console-import-job": (op("GET", STAFF),),  # their own imports only: anyone else's is 404
     "console-api-tokens": (op("GET", STAFF),),
     "console-api-tokens-revoke-all": (op("GET", STAFF),),
@@ -240,6 +252,7 @@ class World:
     slip: Slip
     clients: dict
     users: dict
+    event: Event | None = None
 
 
 _counter = itertools.count(1)
@@ -294,7 +307,8 @@ def world(db, django_user_model, make_tournament, isolated_cache) -> World:
         "head": _client(head),
     }
     users = {"assistant": assistant, "no_role": other, "head": head}
-    return World(tournament, game, second, first, ann, late, slip, clients, users)
+    event = events.event_create(name="Roles event", actor=head)  # its organiser: the head
+    return World(tournament, game, second, first, ann, late, slip, clients, users, event)
 
 
 def _kwargs(pattern: URLPattern, world: World, which: Op) -> dict:
@@ -303,7 +317,7 @@ def _kwargs(pattern: URLPattern, world: World, which: Op) -> dict:
         "game_id": world.game.pk, "tournament_id": world.tournament.pk, "number": round.number,
         "player_id": world.player.pk, "slip_id": world.slip.pk, "late_id": world.late.pk,
         "token_id": "0123456789abcdef", "key": world.game.screen_key, "code": world.game.join_code,
-        "token": "not-a-result", "job_id": "00000000-0000-4000-8000-000000000000",
+        "token": "not-a-result", "job_id": "00000000-0000-4000-8000-000000000000", "event_id": world.event.pk,
     }
     return {name: values[name] for name in pattern.pattern.converters}
 
@@ -358,7 +372,7 @@ def test_each_caller_gets_what_its_role_allows(world, name):
                 assert not _refused(response, console, caller), (name, which, caller, status, _body(response))
                 continue
             assert _refused(response, console, caller), (name, which, caller, status, _body(response))
-            if caller in ("no_role", "assistant") and which.level != PLAYER and name.startswith(ARBITRATED):
+            if caller in ("no_role", "assistant") and which.level not in (PLAYER, CENTRE) and name.startswith(ARBITRATED):
                 # A staff user turned away for their role: 403 with the refusal's code (JSON at the
                 # console's scripts and the API).
                 assert status == 403, (name, which, caller, status)
