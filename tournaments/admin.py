@@ -56,7 +56,8 @@ class GameAdmin(ReadOnlyAdmin):
 
 @admin.register(Player)
 class PlayerAdmin(ReadOnlyAdmin):
-    list_display = ["name", "tournament", "first_game", "table", "series", "arrival_round"]
+    list_display = ["name", "tournament", "first_game", "table", "series", "licence", "club", "category", "arrival_round"]
+    search_fields = ["name", "licence", "club"]
     exclude = ["token_hash"]
 
 

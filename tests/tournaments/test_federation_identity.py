@@ -155,3 +155,13 @@ def test_a_game_record_carries_the_identity_and_restores_it(club, arbitrator_cli
     restored = Player.objects.get(tournament_id=other["id"], name="Ève Martin")
     assert (restored.licence, restored.club, restored.series, restored.category, restored.birth_date) == (
         "123456", "Vichy Scrabble Club", "3", players["Ève Martin"]["category"], dt.date(1950, 6, 30))
+
+
+def test_the_admin_lists_and_finds_players_by_licence(club, client, django_user_model):
+    expect(club.arbitrator.post(club.url("/players"), IDENTITY, format="json"), 201)
+    admin = django_user_model.objects.create_superuser(username="root", password="pw-root-1")
+    client.force_login(admin)
+    page = client.get("/admin/tournaments/player/", {"q": "123456"})
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Ève Martin" in text and "Vichy Scrabble Club" in text
