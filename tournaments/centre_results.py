@@ -39,6 +39,7 @@ from tournaments import results_files, seal
 from tournaments.errors import Conflict
 from tournaments.models import CentreResults, Game, GamePack, LateSlip, LogEntry, Player, Result, Round
 from tournaments.packs import fingerprint, public_text
+from tournaments.services.schedule import schedule_push
 
 logger = logging.getLogger(__name__)
 
@@ -246,3 +247,14 @@ def results_changed(game_id: int) -> CentreResults | None:
     marked = CentreResults.objects.filter(pk=version.pk, push_state=CentreResults.Push.NONE).update(
         push_state=CentreResults.Push.PENDING)
     return version if marked else None
+
+
+def push_again(game: Game) -> CentreResults | None:
+    """The arbitrator's "push again" (after a refusal, or attempts that ran out): the latest version pushed
+    anew, its attempts counted from nought. None when no organiser is set."""
+    if organiser_address() is None:
+        return None
+    version = keep_results(game)
+    CentreResults.objects.filter(pk=version.pk).update(push_state=CentreResults.Push.PENDING, push_attempts=0)
+    schedule_push(version.pk)
+    return version

@@ -159,3 +159,46 @@ def test_a_close_and_a_correction_queue_the_file_once_committed_and_only_for_a_p
         plain = services.round_start(round=services.round_draw(game=other, rack="ACEILMN"))
         services.round_close(round=plain)
     assert queued == []
+
+
+@pytest.mark.django_db
+def test_the_console_downloads_the_latest_file_and_shows_the_organisers_refusal(
+        console, arbitrator, make_tournament, make_player, game_file, sealed, trusted, settings, monkeypatch):
+    from django.urls import reverse
+
+    game = unlocked_game(make_tournament, arbitrator, sealed)
+    ada, _ = make_player(game, "Ada", table=1)
+    play_round(game, arbitrator, game_file.game.rounds[0], {})
+    page = console.get(reverse("console-game", args=[game.pk]))
+    assert reverse("console-results-file", args=[game.pk]) in page.content.decode()
+
+    download = console.get(reverse("console-results-file-download", args=[game.pk]))
+    assert download.status_code == 200 and download["Content-Type"] == "application/json"
+    assert "attachment" in download["Content-Disposition"] and "-v1.json" in download["Content-Disposition"]
+    results = json.loads(download.content)
+    kept = CentreResults.objects.get(game=game)
+    assert results_files.results_sha256(results) == kept.sha256 and results["players"][0]["name"] == "Ada"
+    assert results["players"][0]["rounds"][0]["verdict"]["reason"] == "no_slip"
+
+    # The organiser refused it: the page says so in its words; without an organiser set, no push again.
+    CentreResults.objects.filter(pk=kept.pk).update(push_state="refused", push_attempts=1, push_answer={
+        "status": 409, "code": "results_outdated", "message": "an earlier version than the one held"})
+    text = console.get(reverse("console-results-file", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Refused" in text and "results_outdated" in text and "an earlier version than the one held" in text
+    assert "address set: download the file and send it" in text
+    refused = console.post(reverse("console-results-file-push", args=[game.pk]), follow=True)
+    assert "address is set: download the file and send it" in refused.content.decode()
+    assert CentreResults.objects.get(pk=kept.pk).push_state == "refused"
+
+    # With one set, pushed again: pending, queued for the worker.
+    settings.ARBITER_ORGANISER_URL, settings.ARBITER_ORGANISER_EVENT = "http://127.0.0.1:9", "7"
+    queued = []
+    monkeypatch.setattr(schedule, "_send", lambda name, *, args, what, **options: queued.append((name, args)))
+    console.post(reverse("console-results-file-push", args=[game.pk]))
+    assert queued == [(schedule.PUSH_RESULTS, [kept.pk, 1])]
+    assert CentreResults.objects.get(pk=kept.pk).push_state == "pending"
+
+    plain = make_tournament(name="Plain", created_by=arbitrator)
+    plain_game = services.game_create(tournament=plain, actor=arbitrator)
+    assert console.get(reverse("console-results-file", args=[plain_game.pk])).status_code == 404
+    assert console.get(reverse("console-results-file-download", args=[plain_game.pk])).status_code == 404

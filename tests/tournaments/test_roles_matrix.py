@@ -147,6 +147,9 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-pack-import": (op("GET", T_HEAD), op("POST", T_HEAD)),
     "console-pack": (op("GET", G_ARB),),  # 404 to those allowed: this game is not played from a pack
     "console-pack-unlock": (op("POST", G_HEAD, body={"key": "ABCD"}),),
+    "console-results-file": (op("GET", G_ARB),),  # 404 to those allowed: this game is not played from a pack
+    "console-results-file-download": (op("GET", G_ARB),),
+    "console-results-file-push": (op("POST", G_HEAD),),
     "console-events": (op("GET", STAFF), op("POST", STAFF, body={"name": ""})),
     "console-event": (op("GET", EVENT_HEAD),),
     "console-event-act": (op("POST", EVENT_HEAD, body={"action": "token"}),),  # no such centre: said on the page

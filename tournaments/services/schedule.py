@@ -19,6 +19,7 @@ COMPUTE_TOPS = "tournaments.tasks.compute_tops"
 BACKUP_DATABASE = "tournaments.tasks.backup_database"
 IMPORT_RECORD = "tournaments.tasks.import_record"
 CENTRE_RESULTS = "tournaments.tasks.centre_results"
+PUSH_RESULTS = "tournaments.tasks.push_centre_results"
 
 _sender: ThreadPoolExecutor | None = None
 _sender_pid: int | None = None
@@ -69,3 +70,8 @@ def schedule_results(game_id: int) -> None:
     """A new version of a sealed pack game's results file, kept and pushed to the organiser
     (tournaments/centre_results.py)."""
     _send(CENTRE_RESULTS, args=[int(game_id)], what=f"the results file of game {game_id}")
+
+
+def schedule_push(results_id: int) -> None:
+    """A kept results file pushed to the organiser again (its first attempt)."""
+    _send(PUSH_RESULTS, args=[int(results_id), 1], what=f"the push of results file {results_id}")

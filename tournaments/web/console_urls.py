@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from tournaments.web.console import (
+    centre_results,
     events,
     game,
     imports,
@@ -40,6 +41,10 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/pack/", packs.pack_import, name="console-pack-import"),
     path("games/<int:game_id>/pack/", packs.pack_page, name="console-pack"),
     path("games/<int:game_id>/pack/unlock/", packs.pack_unlock, name="console-pack-unlock"),
+    path("games/<int:game_id>/results-file/", centre_results.results_file_page, name="console-results-file"),
+    path("games/<int:game_id>/results-file/download/", centre_results.results_file_download,
+         name="console-results-file-download"),
+    path("games/<int:game_id>/results-file/push/", centre_results.results_file_push, name="console-results-file-push"),
     path("events/", events.events_page, name="console-events"),
     path("events/<int:event_id>/", events.event_page, name="console-event"),
     path("events/<int:event_id>/act/", events.event_act, name="console-event-act"),
