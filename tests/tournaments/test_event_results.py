@@ -243,3 +243,49 @@ def test_the_standings_api_is_the_organisers_only(event, django_user_model):
     assert response.status_code == 403 and response.json()["error"]["code"] == "head_only"
     assert json.loads(APIClient().get(reverse("api-event-standings", kwargs={"event_id": event.pk})).content)[
         "error"]["code"] in ("not_authenticated", "arbitrator_only")
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+def test_the_organiser_runs_the_event_from_the_console(drawn, organiser):
+    """The console's steps: the event, its pack, a mistyped then the right key, a centre registered without its
+    key (its token shown once), its first push refused with the fingerprint, which typed accepts the key; the
+    push then lands; the standings page lists the centres that have not reported; the page reads in French."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(organiser)
+    created = client.post(reverse("console-events"), {"name": EVENT, "language": "fr"})
+    event = events.Event.objects.get(name=EVENT)
+    assert created.status_code == 302 and created["Location"] == reverse("console-event", args=[event.pk])
+    act = reverse("console-event-act", args=[event.pk])
+    pack = io.BytesIO(packs.pack_bytes(drawn["pack"]))
+    pack.name = "G1.pack.json"
+    client.post(act, {"action": "pack", "file": pack})
+    game = event.games.get()
+    refused = client.post(act, {"action": "unlock", "game": game.pk, "key": "0000-0000-0000-0000-0000-0000-0000"},
+                          follow=True)
+    assert refused.status_code == 200 and _messages(refused) and not type(game).objects.get(pk=game.pk).game_text
+    client.post(act, {"action": "unlock", "game": game.pk, "key": packs.key_qr_text(drawn["key"], game.sha256)})
+    assert type(game).objects.get(pk=game.pk).game_text
+    for code in CENTRES:
+        page = client.post(act, {"action": "centre", "code": code, "name": f"Club {code}"}, follow=True)
+    token = _messages(page)[-1].rsplit(" ", 1)[-1]
+    assert Centre.objects.get(event=event, code="C").token_digest == events.token_digest(token)
+
+    results = _results(drawn, "C")
+    assert _push(event, token, results).json()["error"]["code"] == "centre_key_unconfirmed"
+    fingerprint = packs.fingerprint(packs.public_text(drawn["keys"]["C"]))
+    assert fingerprint in client.get(reverse("console-event", args=[event.pk])).content.decode()
+    centre = Centre.objects.get(event=event, code="C")
+    client.post(act, {"action": "key", "centre": centre.pk, "fingerprint": fingerprint})
+    assert Centre.objects.get(pk=centre.pk).public_key == packs.public_text(drawn["keys"]["C"])
+    assert _push(event, token, results).status_code == 201
+
+    standings = client.get(reverse("console-event-standings", args=[event.pk]))
+    text = standings.content.decode()
+    assert standings.status_code == 200 and "A, B" in text and "Player C0" in text
+    french = client.get(reverse("console-event", args=[event.pk]), HTTP_ACCEPT_LANGUAGE="fr")
+    assert "Verdicts à revoir" in french.content.decode()
