@@ -325,3 +325,26 @@ def standings_csv(merged: dict) -> str:
         for group, rows in merged[key].items():
             write(scope, group, f"rank_{scope}", rows)
     return out.getvalue()
+
+
+def standings_pdf(event: Event, merged: dict) -> bytes:
+    """The national standings as the standings sheet prints them (tournaments/sheets/standings.py), in the
+    event's language: each player with their centre, the series rank beside the series, one column per game
+    when the event has several."""
+    from tournaments.sheets.data import Header, StandingRow, Standings
+    from tournaments.sheets.standings import render_standings
+
+    labels = tuple(game.game_id for game in event.games.exclude(game_text=""))
+    several = len(labels) > 1
+
+    def totals(row: dict) -> tuple:
+        played = {game["game"]: game["total"] for game in row["games"]}
+        return tuple(played.get(label) for label in labels) if several else ()
+
+    rows = tuple(StandingRow(rank=row["rank"], name=f"{row['name']} ({row['centre']})", series=row["series"],
+                             total=row["total"], diff=row["diff"], percent=row["percent"], tops=row["tops"],
+                             solos=row["solos"], warnings=row["warnings"], series_rank=row["rank_series"],
+                             game_totals=totals(row))
+                 for row in merged["rows"])
+    header = Header(tournament=event.name, language=event.language, provisional=bool(merged["provisional"]))
+    return render_standings(Standings(header, rows, merged["sum_tops"], labels if several else ()))

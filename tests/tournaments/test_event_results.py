@@ -289,3 +289,20 @@ def test_the_organiser_runs_the_event_from_the_console(drawn, organiser):
     assert standings.status_code == 200 and "A, B" in text and "Player C0" in text
     french = client.get(reverse("console-event", args=[event.pk]), HTTP_ACCEPT_LANGUAGE="fr")
     assert "Verdicts à revoir" in french.content.decode()
+
+
+def test_the_national_standings_pdf_is_in_the_events_language_with_each_centre(drawn, event, organiser, tmp_path):
+    from .sheets_support import pdf_text
+
+    for code in ("A", "B"):
+        assert _push(event, event.tokens[code], _results(drawn, code)).status_code == 201
+    client = APIClient()
+    client.force_login(organiser)
+    answer = client.get(reverse("console-event-standings-pdf", kwargs={"event_id": event.pk}))
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/pdf"
+    text = pdf_text(answer.content)
+    assert "Classement" in text  # the event is French
+    merged = events.standings(event)
+    best = merged["rows"][0]
+    assert f"{best['name']} ({best['centre']})" in text
+    assert "Player B5 (B)" in text and "Player A0 (A)" in text

@@ -155,6 +155,7 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-event-act": (op("POST", EVENT_HEAD, body={"action": "token"}),),  # no such centre: said on the page
     "console-event-standings": (op("GET", EVENT_HEAD),),
     "console-event-standings-csv": (op("GET", EVENT_HEAD),),
+    "console-event-standings-pdf": (op("GET", EVENT_HEAD),),
     "console-import-job": (op("GET", STAFF),),  # their own imports only: anyone else's is 404
     "console-api-tokens": (op("GET", STAFF),),
     "console-api-tokens-revoke-all": (op("GET", STAFF),),

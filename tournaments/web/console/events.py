@@ -166,3 +166,12 @@ def event_standings_csv(request: HttpRequest, event_id: int) -> HttpResponse:
     response = HttpResponse(events.standings_csv(events.standings(event)), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-standings.csv"'
     return response
+
+
+@organiser_required
+@require_GET
+def event_standings_pdf(request: HttpRequest, event_id: int) -> HttpResponse:
+    event = _event(event_id)
+    response = HttpResponse(events.standings_pdf(event, events.standings(event)), content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-standings.pdf"'
+    return response
