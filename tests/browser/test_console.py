@@ -114,7 +114,7 @@ def test_an_arbitrator_runs_a_round_from_the_console(new_page, screenshot, arbit
     assert page.locator("#id_word").input_value() == ""
     # Table 9 has nobody: refused, the entry comes back with the cursor on the table field.
     type_slip(9, "STAINER", "H4", "70")
-    assert "No player sits at table 9." in page.locator("#slip-status").inner_text()
+    assert "no player at table 9 in this game" in page.locator("#slip-status").inner_text()
     assert page.evaluate("document.activeElement.id") == "id_table"
     assert page.locator("#id_word").input_value() == "STAINER"
     screenshot(page, "console-paper-slips")

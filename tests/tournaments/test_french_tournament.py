@@ -79,7 +79,7 @@ def test_the_service_refuses_an_unknown_language_with_a_code(make_tournament):
 
     with pytest.raises(ServiceError) as refused:
         make_tournament(language="de")
-    assert (refused.value.code, refused.value.params) == ("bad_language", {"language": "de"})
+    assert (refused.value.code, refused.value.params) == ("bad_language", {"language": "de", "choices": "en, fr"})
     assert not Tournament.objects.exists()
 
 

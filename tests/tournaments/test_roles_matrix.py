@@ -498,11 +498,11 @@ def test_the_console_says_why_it_refuses(world):
     the user cannot open either); an assistant pressing a head's button goes back to the game, told why."""
     page = world.clients["no_role"].get(reverse("console-game", args=[world.game.pk]))
     assert page.status_code == 403
-    assert "Only this game&#x27;s head or assistant arbitrator may do this." in page.content.decode()
+    assert "you have no arbitrator&#x27;s role in this game" in page.content.decode()
     renew = world.clients["assistant"].post(reverse("console-projector-link-renew", args=[world.game.pk]))
     assert renew.status_code == 302 and renew["Location"] == reverse("console-game", args=[world.game.pk])
     game = world.clients["assistant"].get(renew["Location"])
-    assert "Only the game&#x27;s head arbitrator may do this." in game.content.decode()
+    assert "only the game&#x27;s head arbitrator may do this" in game.content.decode()
     assert Game.objects.get(pk=world.game.pk).screen_key == world.game.screen_key
 
 
