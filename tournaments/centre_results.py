@@ -183,7 +183,7 @@ def _answer(status: int | None, body: bytes) -> dict:
 @dataclass(frozen=True)
 class Pushed:
     """One attempt's outcome: ``sent`` (acknowledged), ``refused`` (4xx: not tried again), ``retry`` (tried
-    again later), ``superseded`` (a later version is kept: not pushed), ``none`` (no organiser set)."""
+    again later), ``superseded`` (a later version is kept, its own push under way or done), ``none`` (no organiser set)."""
 
     outcome: str
     answer: dict | None = None
@@ -205,7 +205,11 @@ def push_results(results_id: int, *, last_attempt: bool = False) -> Pushed:
         return Pushed("sent", version.push_answer)
     newest = latest(version.game_id)
     if newest is not None and newest.sequence > version.sequence:
-        return Pushed("superseded")
+        # A later version is pushed instead, unless its own push is under way or done.
+        if not CentreResults.objects.filter(pk=newest.pk, push_state=CentreResults.Push.NONE).update(
+                push_state=CentreResults.Push.PENDING):
+            return Pushed("superseded")
+        version = CentreResults.objects.get(pk=newest.pk)
     token = str(getattr(settings, "ARBITER_ORGANISER_TOKEN", "") or "")
     request = urllib.request.Request(address, data=version.text.encode(), method="POST", headers={
         "Content-Type": "application/json", "Accept": "application/json",

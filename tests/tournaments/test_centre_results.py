@@ -202,3 +202,30 @@ def test_the_console_downloads_the_latest_file_and_shows_the_organisers_refusal(
     plain_game = services.game_create(tournament=plain, actor=arbitrator)
     assert console.get(reverse("console-results-file", args=[plain_game.pk])).status_code == 404
     assert console.get(reverse("console-results-file-download", args=[plain_game.pk])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_push_of_a_version_superseded_sends_the_latest(arbitrator, make_tournament, make_player, game_file, sealed,
+                                                          trusted, settings):
+    from .test_centre_push import Organiser
+
+    organiser = Organiser()
+    organiser.start()
+    try:
+        settings.ARBITER_ORGANISER_URL, settings.ARBITER_ORGANISER_EVENT = f"http://127.0.0.1:{organiser.port}", "7"
+        game = unlocked_game(make_tournament, arbitrator, sealed)
+        make_player(game, "Ada", table=1)
+        first = centre_results.results_changed(game.pk)
+        assert first is not None and first.sequence == 1
+        assert centre_results.results_changed(game.pk) is None  # already pending: its attempts under way
+        play_round(game, arbitrator, game_file.game.rounds[0], {})
+        second = centre_results.keep_results(game)  # kept by a download: not marked for a push
+        assert second.sequence == 2 and second.push_state == CentreResults.Push.NONE
+        pushed = centre_results.push_results(first.pk)
+        assert pushed.outcome == "sent"
+        assert [p["sha256"] for p in organiser.posts] == [second.sha256]
+        assert CentreResults.objects.get(pk=second.pk).push_state == CentreResults.Push.SENT
+        assert centre_results.push_results(first.pk).outcome == "superseded"
+        assert len(organiser.posts) == 1
+    finally:
+        organiser.stop()
