@@ -186,6 +186,8 @@ def test_the_console_downloads_the_latest_file_and_shows_the_organisers_refusal(
     text = console.get(reverse("console-results-file", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Refused" in text and "results_outdated" in text and "an earlier version than the one held" in text
     assert "address set: download the file and send it" in text
+    french = console.get(reverse("console-results-file", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Fichier de résultats" in french and "Refusée" in french and "Envoi à l’organisateur" in french
     refused = console.post(reverse("console-results-file-push", args=[game.pk]), follow=True)
     assert "address is set: download the file and send it" in refused.content.decode()
     assert CentreResults.objects.get(pk=kept.pk).push_state == "refused"
