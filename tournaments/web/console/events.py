@@ -17,6 +17,7 @@ from tournaments.errors import ServiceError
 from tournaments.event_models import Centre, ResultsFile
 from tournaments.limits import RESULTS_FILE_MAX_BYTES
 from tournaments.refusals import error_text
+from tournaments.sheets.labels import outcome_label, reason_label
 
 from .access import _role_required, staff_required
 
@@ -65,8 +66,19 @@ def event_page(request: HttpRequest, event_id: int) -> HttpResponse:
     files = ResultsFile.objects.filter(event=event).select_related("centre", "game").order_by("-id")
     return render(request, "console/event.html", {
         "section": "events", "event": event, "games": event.games.all(), "centres": centres,
-        "files": files, "differences": events.differences(event), "breadcrumbs": _crumbs(event),
+        "files": files, "differences": [_labelled(found) for found in events.differences(event)], "breadcrumbs": _crumbs(event),
     })
+
+
+def _verdict(verdict: dict) -> str:
+    """A verdict in words: its points, its outcome and its reason (sheets' labels)."""
+    words = [str(verdict.get("paid", 0)), outcome_label(str(verdict.get("outcome", ""))),
+             reason_label(str(verdict.get("reason", "")))]
+    return " · ".join(word for word in words if word)
+
+
+def _labelled(found: dict) -> dict:
+    return {**found, "centre_text": _verdict(found["centre_verdict"]), "judged_text": _verdict(found["judged"])}
 
 
 def _read(request: HttpRequest, limit: int) -> bytes | None:
@@ -151,8 +163,10 @@ def event_act(request: HttpRequest, event_id: int) -> HttpResponse:
 def event_standings(request: HttpRequest, event_id: int) -> HttpResponse:
     event = _event(event_id)
     merged = events.standings(event)
-    groups = [(_("By centre"), "rank_centre", merged["by_centre"]), (_("By series"), "rank_series", merged["by_series"]),
-              (_("By category"), "rank_category", merged["by_category"])]
+    groups = [(title, [(name, [(row[f"rank_{scope}"], row["name"], row["total"]) for row in rows])
+                       for name, rows in merged[key].items()])
+              for title, scope, key in ((_("By centre"), "centre", "by_centre"), (_("By series"), "series", "by_series"),
+                                        (_("By category"), "category", "by_category"))]
     return render(request, "console/event_standings.html", {
         "section": "events", "event": event, "merged": merged, "groups": groups,
         "breadcrumbs": _crumbs(event, _("Merged standings")),
