@@ -239,8 +239,8 @@ def request(port: int, method: str, path: str, body=None, token: str | None = No
 class WebServer(Process):
     """uvicorn serving arbiter.asgi:application, as in production."""
 
-    def __init__(self, folder: Path, env: dict[str, str], name: str = "web"):
-        self.port = free_port()
+    def __init__(self, folder: Path, env: dict[str, str], name: str = "web", port: int | None = None):
+        self.port = port or free_port()  # a port given: the same server started again where it was
         super().__init__(
             name,
             [sys.executable, "-m", "uvicorn", "arbiter.asgi:application", "--host", HOST, "--port",
