@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from tournaments import results_files, seal
 from tournaments.errors import Conflict
+from tournaments.limits import PUSH_ANSWER_MAX
 from tournaments.models import CentreResults, Game, GamePack, LateSlip, LogEntry, Player, Result, Round
 from tournaments.packs import fingerprint, public_text
 from tournaments.services.schedule import schedule_push
@@ -45,7 +46,6 @@ logger = logging.getLogger(__name__)
 
 # The log's actions that change a closed round's verdicts: the centre's corrections, sent with who and why.
 CORRECTIONS = ("slip_correct", "slip_add", "result_override", "late_admit")
-ANSWER_MAX = 500  # characters of the organiser's answer kept
 
 
 def centre_identity() -> dict:
@@ -177,7 +177,7 @@ def _answer(status: int | None, body: bytes) -> dict:
     error = parsed.get("error") if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict) else {}
     message = error.get("message") or (parsed.get("detail") or parsed.get("status") if isinstance(parsed, dict)
                                        else None) or body.decode("utf-8", "replace")
-    return {"status": status, "code": str(error.get("code") or ""), "message": str(message or "")[:ANSWER_MAX]}
+    return {"status": status, "code": str(error.get("code") or ""), "message": str(message or "")[:PUSH_ANSWER_MAX]}
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,7 @@ def push_results(results_id: int, *, last_attempt: bool = False) -> Pushed:
     except urllib.error.HTTPError as error:
         answer = _answer(error.code, error.read(64 * 1024) if error.fp else b"")
     except (OSError, ValueError) as error:  # refused, reset, timed out, a name not found
-        answer = {"status": None, "code": "", "message": str(error)[:ANSWER_MAX]}
+        answer = {"status": None, "code": "", "message": str(error)[:PUSH_ANSWER_MAX]}
     status = answer["status"]
     if status is not None and 200 <= status < 300:
         _record(version, CentreResults.Push.SENT, answer)

@@ -35,3 +35,5 @@ EVENT_NAME_MAX = 200  # a simultaneous event's name, as its packs and results fi
 CENTRE_CODE_MAX = 100  # a centre's id in its results files
 CENTRE_NAME_MAX = 200
 RESULTS_FILE_MAX_BYTES = 4 * 1024 * 1024  # a centre's results file (40 players x 20 rounds weigh about 100 kB)
+PUSH_ANSWER_MAX = 500  # characters of the organiser's answer to a centre's push kept and shown (centre_results.py)
+RESULTS_VERSIONS_SHOWN = 50  # the console's Results file tab lists a game's latest versions, at most this many

@@ -13,13 +13,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from tournaments import centre_results
+from tournaments.limits import RESULTS_VERSIONS_SHOWN
 from tournaments.models import CentreResults, GamePack
 
 from . import queries
 from .access import arbitrator_required, head_required
 from .texts import game_breadcrumbs
-
-VERSIONS_SHOWN = 50
 
 
 def _sealed_game(game_id: int):
@@ -33,7 +32,7 @@ def _sealed_game(game_id: int):
 @require_GET
 def results_file_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _sealed_game(game_id)
-    versions = list(CentreResults.objects.filter(game=game).order_by("-sequence")[:VERSIONS_SHOWN])
+    versions = list(CentreResults.objects.filter(game=game).order_by("-sequence")[:RESULTS_VERSIONS_SHOWN])
     return render(request, "console/results_file.html", {
         "section": "tournaments", "tab": "results_file", "game": game, "versions": versions,
         "organiser": centre_results.organiser_address(), "centre": centre_results.centre_identity(),
