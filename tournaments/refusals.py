@@ -104,6 +104,7 @@ TEXTS = {
     ("unknown_player", "none"): _("no such player"),
     ("unknown_player", "+player"): _("no player %(player)s in this game"),
     "unknown_join_code": _("no game has this join code"),
+    "game_archived": _("this game is archived: it takes no new player"),
     "name_required": _("a name is needed"),
     ("name_required", "invisible"): _("a name needs at least one visible character (invisible and control "
                                       "characters are removed)"),

@@ -211,3 +211,18 @@ def test_the_console_edits_a_tournament_and_offers_its_name_only_once_started(co
     assert console.post(edit, {"name": "Typo night, game 1"}).status_code == 302
     tournament.refresh_from_db()
     assert (tournament.name, tournament.round_seconds) == ("Typo night, game 1", 180)
+
+
+def test_an_archived_game_takes_no_new_player_by_its_join_code(api_game, client):
+    """An archived game is off the phones' list; its join code, still on a printed sheet, joins nobody either."""
+    game = api_game(players=1)
+    assert game.arbitrator.post(game.url("/archive"), {"archived": True}, format="json").status_code == 200
+    players = Game.objects.get(pk=game.id).tournament.players.count()
+    refused = client.post("/api/join", {"join_code": game.join_code, "name": "Late Lou"},
+                          content_type="application/json")
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "game_archived"
+    assert Game.objects.get(pk=game.id).tournament.players.count() == players
+    game.arbitrator.post(game.url("/archive"), {"archived": False}, format="json")
+    joined = client.post("/api/join", {"join_code": game.join_code, "name": "Late Lou"},
+                         content_type="application/json")
+    assert joined.status_code == 201, joined.content

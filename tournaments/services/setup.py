@@ -248,6 +248,8 @@ def player_join(*, join_code: str, name: str, table: int | None = None, language
     game = Game.objects.filter(join_code=code).first() if code else None
     if game is None:
         raise NotFound("unknown_join_code", fields={"join_code": ["unknown"]})
+    if game.archived_at is not None:
+        raise Conflict("game_archived", fields={"join_code": ["archived"]})
     return player_register(game=game, name=name, table=table, by_phone=True, language=language)
 
 
