@@ -1,9 +1,10 @@
 """A simultaneous game in three installations (issue 25, part 6; README "A simultaneous game in many clubs").
 
-- The organiser: a web server on PostgreSQL (this test's database) at 127.0.0.1. It draws a 10-round game
-  (``manage.py pack draw --max-rounds 10``) and seals it (``pack seal``), creates the event at its console, adds
-  the pack, registers the two centres with their public keys (each centre's own key, made at its install and
-  printed by ``arbiter manage pack key``) and gives each its push token, and unlocks the game with the key.
+- The organiser: a web server on PostgreSQL (this test's database) and a Redis of its own, at 127.0.0.1. It
+  draws a 10-round game (``manage.py pack draw --max-rounds 10``) and seals it (``pack seal``), creates the
+  event at its console, adds the pack, registers the two centres with their public keys (each centre's own key,
+  made at its install and printed by ``arbiter manage pack key``) and gives each its push token, and unlocks the
+  game with the key.
 - Two centres on the embedded default (SQLite and the filesystem broker in a data folder of their own), each the
   club's one command ``arbiter run`` (web server and worker) at 127.0.0.2 and 127.0.0.3. Centre 1 has internet:
   it trusts the organiser's key (TRUSTED_ORGANISER_KEYS), imports the pack through the API, and its worker pushes
@@ -30,6 +31,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import sqlite3
@@ -57,7 +59,7 @@ from tournaments import packs
 from tournaments.event_models import EventGame, ResultsFile
 from tournaments.lexicons import get_lexicon
 
-from .stack import ROOT, Answer, WebServer, child_env, wait_for
+from .stack import ROOT, Answer, RedisServer, WebServer, child_env, wait_for
 
 pytestmark = [
     pytest.mark.worker,
@@ -65,6 +67,10 @@ pytestmark = [
     pytest.mark.skipif(
         connection.vendor != "postgresql" or not settings.BROKER.redis_url,
         reason="the organiser runs on PostgreSQL: needs DATABASE_URL (PostgreSQL) and REDIS_URL",
+    ),
+    pytest.mark.skipif(
+        shutil.which("redis-server") is None and not settings.REQUIRE_SERVICES,
+        reason="needs the redis-server program (the organiser's private Redis)",
     ),
 ]
 
@@ -473,8 +479,9 @@ def register_players(centre: Centre, game_id: int) -> None:
 def test_a_simultaneous_game_in_three_installations_merges_to_the_standings_computed_from_the_raw_slips(
         tmp_path, started, arbitrator):
     organiser_key = Ed25519PrivateKey.generate()
-    redis_url = settings.BROKER.redis_url
-    organiser_env = child_env(redis_url, SIGNING_KEY=seed_text(organiser_key), PYTHONPATH=str(ROOT))
+    redis = RedisServer.start(tmp_path / "redis")  # the organiser's own: no other test reads its keys
+    started.append(redis)
+    organiser_env = child_env(redis.url, SIGNING_KEY=seed_text(organiser_key), PYTHONPATH=str(ROOT))
 
     # The organiser draws the game and seals it, on its command line.
     game_path, pack_path, key_path = tmp_path / "g1.json", tmp_path / "G1.pack.json", tmp_path / "G1.key"
