@@ -38,7 +38,7 @@ import schemathesis
 from django.conf import settings
 from django.db import connection
 
-from tournaments import services
+from tournaments import events, services
 from tournaments.models import RecordImport
 
 from .stack import RedisServer, WebServer, child_env, request
@@ -119,6 +119,8 @@ class Arena:
     player_token: str
     arbitrator_token: str
     job: str  # a record import played back by the worker, sent by the arbitrator
+    event: int = 0  # a simultaneous event the arbitrator organises
+    centre_token: str = ""  # the push token of one of its centres
 
 
 @pytest.fixture
@@ -137,8 +139,10 @@ def arena(server, make_tournament, make_game, make_player, arbitrator, isolated_
     assert answer.status == 200, answer
     job = RecordImport.objects.create(id=uuid.uuid4(), tournament=tournament, actor=arbitrator,
                                       status=RecordImport.Status.DONE, game=closed_game)
+    event = events.event_create(name="Schema event", actor=arbitrator)
+    _, centre_token = events.centre_register(event=event, code="C1")
     return Arena(tournament.pk, game.pk, closed_game.pk, slip.pk, late.pk, ann.pk, ann_token,
-                 answer.json()["token"], str(job.pk))
+                 answer.json()["token"], str(job.pk), event.pk, centre_token)
 
 
 CLOSED = re.compile(r"^/api/games/\{game_id\}/rounds/\{number\}/(master|slips/\{slip_id\}/correct|late/\{late_id\}/admit)$")
@@ -150,7 +154,9 @@ def who_and_where(arena: Arena, path: str) -> tuple[dict, dict]:
     """(headers, path parameters) of an operation: who calls it, on which game, round, slip..."""
     parameters = {"game_id": arena.closed_game if CLOSED.match(path) else arena.game, "number": 1,
                   "tournament_id": arena.tournament, "player_id": arena.player, "slip_id": arena.slip,
-                  "late_id": arena.late, "job_id": arena.job}
+                  "late_id": arena.late, "job_id": arena.job, "event_id": arena.event}
+    if path == "/api/events/{event_id}/results":  # a centre pushes with its token
+        return {"Authorization": f"Bearer {arena.centre_token}"}, parameters
     if PUBLIC.match(path):
         return {}, parameters
     if MINE.match(path):
@@ -191,6 +197,10 @@ schema = schemathesis.openapi.from_dict(served_schema(), config=schemathesis.Con
         # (tournaments/data/federation.toml: the series and the age categories), and a date of birth against
         # today (not in the future, not before 1900), which no schema can say: refused 400 (bad_series,
         # bad_category, bad_birth_date, bad_licence).
+        # A centre's results file is valid when its centre signed it for this event's unlocked game, which no
+        # schema can say: refused 400 (bad_results, results_altered, results_forged...).
+        {"include-path": "/api/events/{event_id}/results",
+         "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED + ["400"]}}},
         {"include-path": "/api/games/{game_id}/players",
          "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED + ["400"]}}},
     ],
