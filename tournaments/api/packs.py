@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -19,7 +19,16 @@ from tournaments.api.views import ApiView, answers, get_game, valid
 from tournaments.errors import NotFound
 from tournaments.models import GamePack
 
+PACK_SCHEMA = {
+    "oneOf": [
+        {"type": "object", "minProperties": 1, "additionalProperties": True,
+         "description": "The pack file's JSON object as is."},
+        {"type": "string", "minLength": 1, "description": "The pack file's text."},
+    ],
+}
 
+
+@extend_schema_field(PACK_SCHEMA)
 class PackField(serializers.Field):
     """The pack: its file's JSON object as is, or its text."""
 
