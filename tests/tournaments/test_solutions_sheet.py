@@ -106,7 +106,10 @@ def test_the_french_sheet_speaks_french_with_its_typography(make_tournament, arb
     pdf = render_solutions(solutions_sheet(played.game))
     text = pdf_text(pdf, tmp_path)
     flat = " ".join(text.split())  # a non-breaking space and a plain one alike
-    assert "Solutions (provisoire)" in text and "Coup 1 · Tirage : AEINRST" in flat and "3 coups" in flat
+    # Over, and every paper player's slip of the last round entered (complete by itself at the close): final.
+    assert played.game.rounds.get(number=3).slips_complete
+    assert "Solutions" in text and "provisoire" not in text
+    assert "Coup 1 · Tirage : AEINRST" in flat and "3 coups · partie terminée" in flat
 
     def found_fr(found: int, players: int) -> str:
         if found > 1:
