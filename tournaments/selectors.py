@@ -330,13 +330,26 @@ class _Paid(NamedTuple):
     reason: str
 
 
-IDENTITY = ("licence", "club", "category", "birth_date")  # the federation's identity (tournaments/federation.py)
+# The federation's identity (tournaments/federation.py) the standings' rows carry, as the federation's own
+# rankings print it. The date of birth is not among them: the standings go to every phone and the projector,
+# and the category already says the age; the arbitrator's CSV adds it (birth_dates).
+IDENTITY = ("licence", "club", "category")
+RECORD_IDENTITY = (*IDENTITY, "birth_date")  # what a game record keeps, and a restore gives back
 
 
-def identity_of(player: Player) -> dict:
-    """The player's federation identity as the standings' rows carry it (the date of birth in ISO form)."""
-    return {"licence": player.licence, "club": player.club, "category": player.category,
-            "birth_date": player.birth_date.isoformat() if player.birth_date else ""}
+def identity_of(player: Player, *, birth_date: bool = False) -> dict:
+    """The player's federation identity as the standings' rows carry it; with ``birth_date``, also the date of
+    birth in ISO form, as the game record keeps it."""
+    identity = {"licence": player.licence, "club": player.club, "category": player.category}
+    if birth_date:
+        identity["birth_date"] = player.birth_date.isoformat() if player.birth_date else ""
+    return identity
+
+
+def birth_dates(game: Game) -> dict[int, str]:
+    """Each player's date of birth in ISO form ("" when not given), for the arbitrator's files only."""
+    return {pk: born.isoformat() if born else ""
+            for pk, born in Player.objects.in_game(game).values_list("id", "birth_date")}
 
 
 def _game_table(game: Game) -> dict:

@@ -165,3 +165,14 @@ def test_the_admin_lists_and_finds_players_by_licence(club, client, django_user_
     assert page.status_code == 200
     text = page.content.decode()
     assert "Ève Martin" in text and "Vichy Scrabble Club" in text
+
+
+def test_the_standings_every_phone_reads_carry_no_date_of_birth(club):
+    """The API's standings (phones, projector) give the licence, club and category as the federation's rankings
+    print them; the date of birth stays in the arbitrator's files (the CSV above, the game record)."""
+    expect(club.arbitrator.post(club.url("/players"), {**IDENTITY, "table": 3}, format="json"), 201)
+    body = expect(club.arbitrator.get(club.url("/standings")), 200)
+    rows = body if isinstance(body, list) else body.get("standings", body.get("rows"))
+    row = next(row for row in rows if row["name"] == IDENTITY["name"])
+    assert (row["licence"], row["club"]) == (IDENTITY["licence"], IDENTITY["club"])
+    assert "birth_date" not in row and "1950-06-30" not in str(body)

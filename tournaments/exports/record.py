@@ -40,7 +40,7 @@ def _players(game: Game) -> list[dict]:
                 "series": player.series,
                 "arrival_round": player.arrival_round if arrived_here else 0,
                 # The federation's identity, where given (a record of players without one is as before).
-                **{key: value for key, value in identity_of(player).items() if value},
+                **{key: value for key, value in identity_of(player, birth_date=True).items() if value},
             }
         )
     return rows

@@ -34,7 +34,7 @@ from tournaments.federation import series_code
 from tournaments.limits import SERIES_MAX
 from tournaments.models import Game, GameArbitrator, LateSlip, Player, Round, Slip, Tournament
 from tournaments.names import clean_name
-from tournaments.selectors import IDENTITY
+from tournaments.selectors import RECORD_IDENTITY
 from tournaments.services import log
 
 from . import incidents
@@ -244,7 +244,7 @@ class _Playback:
                     name=entry["name"],
                     table=entry.get("table"),
                     series=listed,
-                    **{key: entry[key] for key in IDENTITY if isinstance(entry.get(key), str) and entry[key]},
+                    **{key: entry[key] for key in RECORD_IDENTITY if isinstance(entry.get(key), str) and entry[key]},
                 )
                 kept = {"origin": _origin(self.record, self.signer, entry["key"])}
                 if series and not listed:

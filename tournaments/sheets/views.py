@@ -183,7 +183,9 @@ class StandingsCsvView(ArbitratorFileView):
     @_file_schema("game_standings_csv", "text/csv", "The standings as CSV (UTF-8)")
     def get(self, request, game_id: int):
         game = _game(game_id)
-        body = standings_csv(selectors.game_standings(game=game))
+        born = selectors.birth_dates(game)
+        rows = [{**row, "birth_date": born.get(row["player"], "")} for row in selectors.game_standings(game=game)]
+        body = standings_csv(rows)
         return _file(
             body.encode("utf-8"), "text/csv; charset=utf-8", f"standings-game-{game.pk}.csv", attachment=True
         )
