@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from tournaments import services, training
+from tournaments import services, training_selectors
 from tournaments.api.serializers import visible_name_pattern
 from tournaments.models import Player, Round
 from tournaments.names import clean_name
@@ -62,4 +62,4 @@ def test_a_training_result_name_is_cleaned_like_a_players(played_game, typed, sh
     page = client.get(body["url"]).content.decode()
     assert not re.search("[\u202a-\u202e\u2066-\u2069\u200b\u00ad\x07]", page)
     # A link signed with the name as typed (before names were cleaned here) shows it cleaned too.
-    assert training.shown_result({"g": game.pk, "n": typed, "t": 0, "tt": 1, "rk": 1, "np": 1})["name"] == shown
+    assert training_selectors.shown_result({"g": game.pk, "n": typed, "t": 0, "tt": 1, "rk": 1, "np": 1})["name"] == shown
