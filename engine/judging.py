@@ -375,6 +375,7 @@ def _judge_first_round(board, rack, word, slip, lexicon, tileset, rules, labelli
     if not readings and rules.warnings:
         readings = _first_round_readings(board, rack, word, spots, "fix")
         fixed = bool(readings)
+    written = _written_spot(slip.ref, labelling)
     best_by_reading = []
     first_error = None
     for reading in readings:
@@ -382,7 +383,10 @@ def _judge_first_round(board, rack, word, slip, lexicon, tileset, rules, labelli
         for row, col, horizontal in spots:
             play, error = _check(board, rack, reading, row, col, horizontal, lexicon, tileset, rules)
             first_error = first_error or error
-            if play is not None and (best is None or play.score > best.score):
+            # Among placements of the best score, the one the player wrote is theirs: a tie is not "another
+            # placement" (SALER H8 where H4 scores the same is paid as H8).
+            if play is not None and (best is None or play.score > best.score
+                                     or (play.score == best.score and (row, col, horizontal) == written)):
                 best = play
         if best is not None:
             best_by_reading.append(best)
@@ -393,14 +397,20 @@ def _judge_first_round(board, rack, word, slip, lexicon, tileset, rules, labelli
         return _zero_from(first_error)
     play = min(best_by_reading, key=lambda p: p.score)
     reason_if_ok = "ok"
-    if slip.ref and slip.ref.strip():
-        try:
-            ref = parse_ref(slip.ref, labelling)
-        except RefError:
-            ref = None
-        if ref is None or (ref.row, ref.col, ref.horizontal) != (play.row, play.col, play.horizontal):
-            reason_if_ok = "first_round_best"
+    if slip.ref and slip.ref.strip() and written != (play.row, play.col, play.horizontal):
+        reason_if_ok = "first_round_best"
     return _pay(play, slip, rules, _fix_warnings(word, play) if fixed else [], labelling, reason_if_ok)
+
+
+def _written_spot(ref: str | None, labelling: str) -> tuple[int, int, bool] | None:
+    """The placement a slip's reference names, or None (none written, or not a reference)."""
+    if not (ref and ref.strip()):
+        return None
+    try:
+        parsed = parse_ref(ref, labelling)
+    except RefError:
+        return None
+    return parsed.row, parsed.col, parsed.horizontal
 
 
 def _first_round_readings(board, rack, word, spots, mode) -> list[str]:

@@ -20,7 +20,7 @@ from engine.tiles import load_tileset
 ENGLISH = load_tileset("english")
 FISF = rules_preset("fisf")
 CLASSIC = rules_preset("classic")
-WORDS = ["HORN", "HORNS", "SHE", "SHEETS", "TOE", "AT", "TA"]
+WORDS = ["HORN", "HORNS", "SHE", "SHEETS", "TOE", "AT", "TA", "NOTES"]
 
 
 @pytest.fixture(scope="module")
@@ -233,6 +233,21 @@ def test_first_round_wrong_score_is_a_warning(lexicon):
     for ref in ("H4", None):
         j = first(lexicon, "AEHNORS", "HORNS", ref, 18)
         assert (j.paid, j.outcome, j.reason) == (24, "warning", "wrong_score")
+
+
+def test_first_round_a_placement_that_ties_the_best_is_the_players_own(lexicon):
+    # NOTES: its N from H4 and its S from H8 each sit on a double letter, 12 both; H5-H7 give 10. The player who
+    # wrote H8 named a best placement: paid as written, and a wrong score is only a wrong score.
+    j = first(lexicon, "AEHNOST", "NOTES", "H8", 12)
+    assert (j.paid, j.outcome, j.reason) == (12, "ok", "ok")
+    assert (j.play.row, j.play.col, j.play.horizontal) == (7, 7, True)
+    j = first(lexicon, "AEHNOST", "NOTES", "H8", 11)
+    assert (j.paid, j.outcome, j.reason) == (12, "warning", "wrong_score")
+    assert (j.play.row, j.play.col, j.play.horizontal) == (7, 7, True)
+    # H6 is not a best placement: paid as the first best, H4, and said so.
+    j = first(lexicon, "AEHNOST", "NOTES", "H6", 10)
+    assert (j.paid, j.outcome, j.reason) == (12, "warning", "first_round_best_wrong_score")
+    assert (j.play.row, j.play.col, j.play.horizontal) == (7, 3, True)
 
 
 def test_first_round_blank_not_marked(lexicon):
