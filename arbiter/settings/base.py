@@ -203,6 +203,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "tournaments.api.schema.document_refusals",
+        "tournaments.api.schema.document_slip_rules",
     ],
 }
 

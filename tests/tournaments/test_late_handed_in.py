@@ -123,3 +123,29 @@ def test_a_time_of_day_past_midnight_is_read_as_the_evening_before(closed_round)
     assert handed_in_at("23:58:30", rnd, now=now) == datetime(2026, 11, 25, 23, 58, 30, tzinfo=tz)
     assert handed_in_at("00:01", rnd, now=now) == datetime(2026, 11, 26, 0, 1, tzinfo=tz)
     assert handed_in_at("  ", rnd, now=now) is None
+
+
+def test_a_player_giving_a_hand_in_time_is_refused_as_not_an_arbitrator(make_game, make_player, player_client):
+    """The schema allows received_at with late: true (it cannot say who calls): a player sending both is refused
+    403 not_arbitrator, nothing recorded; without late: true it stays 400, as the schema forbids it."""
+    game = make_game(round_seconds=60)
+    ann, token = make_player(game, "Ann", table=1)
+    rnd = services.round_start(round=services.round_draw(game=game, rack="ACEILMN"))
+    phone = player_client(token)
+    answer = _api(phone, game, rnd, key="k1", late=True, received_at=timezone.now().isoformat())
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "not_arbitrator", answer.content
+    answer = _api(phone, game, rnd, key="k2", received_at=timezone.now().isoformat())
+    assert answer.status_code == 400 and "received_at" in answer.json()["error"]["fields"], answer.content
+    assert not rnd.slips.exists() and not LateSlip.objects.exists()
+
+
+def test_the_schema_says_received_at_goes_only_with_late():
+    from drf_spectacular.generators import SchemaGenerator
+    from jsonschema import Draft4Validator
+
+    slip = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]["SlipRequest"]
+    rule = {"anyOf": slip["anyOf"]}
+    assert Draft4Validator(rule).is_valid({"word": "A", "key": "k"})
+    assert Draft4Validator(rule).is_valid({"word": "A", "key": "k", "late": True, "received_at": "2026-11-25T20:15:00Z"})
+    assert not Draft4Validator(rule).is_valid({"word": "A", "key": "k", "received_at": "2026-11-25T20:15:00Z"})
+    assert not Draft4Validator(rule).is_valid({"word": "A", "key": "k", "late": False, "received_at": "2026-11-25T20:15:00Z"})

@@ -42,3 +42,21 @@ def document_refusals(result, generator, request, public):
                         responses[code]["headers"] = {
                             "Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait"}}
     return result
+
+
+# A paper slip's hand-in time goes only with late: true (views.SlipsView): absent, null, or with late true.
+RECEIVED_AT_ONLY_LATE = {
+    "anyOf": [
+        {"not": {"required": ["received_at"], "properties": {"received_at": {"type": "string"}}}},
+        {"required": ["late"], "properties": {"late": {"type": "boolean", "enum": [True]}}},
+    ],
+}
+
+
+def document_slip_rules(result, generator, request, public):
+    """drf-spectacular postprocessing hook: what a slip request's fields say of each other, which a serializer's
+    fields cannot say (received_at only with late: true)."""
+    slip = result.get("components", {}).get("schemas", {}).get("SlipRequest")
+    if slip is not None:
+        slip.update(RECEIVED_AT_ONLY_LATE)
+    return result

@@ -457,9 +457,12 @@ class SlipsView(ApiView):
         data = valid(s.SlipSubmitSerializer, request)
         ref = checked_ref(data.get("ref"), game)
         entered_by = arbitrator(request)
-        if data.get("received_at") is not None and not (entered_by is not None and data.get("late")):
-            raise ServiceError("invalid", fields={"received_at": ["only with late: true"]},
-                               params={"why": "received_at"})
+        if data.get("received_at") is not None:
+            if not data.get("late"):
+                raise ServiceError("invalid", fields={"received_at": ["only with late: true"]},
+                                   params={"why": "received_at"})
+            if entered_by is None:  # a late paper slip is the arbitrator's (the schema cannot say who)
+                raise Forbidden("not_arbitrator")
         if entered_by is not None and data.get("late"):
             player = services.paper_player(game=game, player=data.get("player"), table=data.get("table"))
             late = services.slip_enter_late(round=round, player=player, word=data["word"], ref=ref,
