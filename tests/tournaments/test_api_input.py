@@ -135,6 +135,19 @@ def test_bad_tournament_input(arbitrator_client):
     assert Tournament.objects.count() == 0
 
 
+def test_tournament_input_is_measured_as_sent_as_the_schema_does(arbitrator_client):
+    """The schema's lexicon enum and name maxLength read the text as sent: a built-in name with a space around
+    it is no lexicon, and a name one character too long is refused even when trimming would shorten it."""
+    for lexicon in (" TWL06", "TWL06\n", "SOWPODS "):
+        assert_error(arbitrator_client.post("/api/tournaments", {"name": "T", "lexicon": lexicon}, format="json"),
+                     400, "unknown_lexicon")
+    for name in ("a" * 200 + " ", " " + "a" * 200):
+        error = assert_error(arbitrator_client.post("/api/tournaments", {"name": name}, format="json"), 400)
+        assert "name" in error["fields"], error
+    assert Tournament.objects.count() == 0
+    expect(arbitrator_client.post("/api/tournaments", {"name": "a" * 200, "lexicon": "TWL06"}, format="json"), 201)
+
+
 def test_bodies_that_are_not_json_objects(open_game):
     client = open_game.players[0].client
     url = open_game.round_url(1, "/slips")

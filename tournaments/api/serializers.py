@@ -107,6 +107,8 @@ class StrictCharField(serializers.CharField):
         fault = text_fault(data)
         if fault is not None:
             raise serializers.ValidationError(fault, code="unstorable_text")
+        if self.max_length is not None and len(data) > self.max_length:  # the schema's maxLength: as sent
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
 
     def schema_pattern(self) -> str:
@@ -159,7 +161,12 @@ class HandedInField(serializers.DateTimeField):
 
 
 class LexiconField(StrictCharField):
-    """A lexicon's name: built in, or imported on this server (the schema lists the built-in ones)."""
+    """A lexicon's name: built in, or imported on this server (the schema lists the built-in ones). Taken as
+    sent: a name with spaces around it is not one of the schema's names (400 unknown_lexicon)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
 
 _visible_pattern: list[str] = []
