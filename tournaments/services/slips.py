@@ -6,6 +6,7 @@ import copy
 import json
 import uuid
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from django.db import transaction
 from django.utils import timezone
@@ -34,6 +35,17 @@ from .results_hooks import results_changed
 from .roles import act_as, require_arbitrator, require_head
 from .rounds import late_message
 from .setting import placement, setting_of
+
+
+class HandedIn(NamedTuple):
+    """What a slip carries as the player handed it in (read already: _clean_slip): its word, reference and
+    claimed score, the key that makes a resend the same slip, and the device's order (``seq``, or None)."""
+
+    word: str
+    ref: str
+    score: int | None
+    key: str
+    seq: int | None
 
 
 class StaleSlip(Conflict):
@@ -134,12 +146,14 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
+    handed = HandedIn(word, ref, score, key, seq)
     try:
-        return _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several, reason, ask_second)
+        return _write_slip(round, player, handed, now=now, entered_by=entered_by, several=several, reason=reason,
+                           ask_second=ask_second)
     except _Late as late:
         # Refused, and kept on record (once per key), never judged: the player's result reads late.
-        recorded = _record_late(late.round, player, word, ref, score, key, seq, now, entered_by,
-                                _claimed_sent_at(late.round, sent_ms, now))
+        recorded = _record_late(late.round, player, handed, arrived=now, entered_by=entered_by,
+                                sent_at=_claimed_sent_at(late.round, sent_ms, now))
         fields = {"late_by": recorded.late_by}
         if recorded.sent_at is not None and recorded.sent_at < _end_call(late.round):
             fields["sent_before"] = _seconds((_end_call(late.round) - recorded.sent_at).total_seconds())
@@ -254,8 +268,10 @@ class _Late(Exception):
         self.round = round
 
 
-def _write_slip(round, player, word, ref, score, key, now, entered_by, seq, several=False,  # noqa: PLR0913 - a slip's fields, written by slip_submit and slip_enter_paper
-                reason="", ask_second=False) -> tuple[Slip, bool]:
+def _write_slip(round: Round, player: Player, handed: HandedIn, *, now: datetime, entered_by, several: bool = False,
+                reason: str = "", ask_second: bool = False) -> tuple[Slip, bool]:
+    """Write the slip ``handed`` in at ``now`` (slip_submit's work, under the round's and the player's locks)."""
+    word, ref, score, key, seq = handed
     with transaction.atomic():
         locked = _lock_round_for_slip(round, player)  # checks too that the player plays this game
         mine = {s.key: s for s in _slips_of(locked, player, key)}
@@ -303,15 +319,16 @@ def _end_call(round: Round):
     return round.deadline
 
 
-def _record_late(round: Round, player: Player, word, ref, score, key, seq, arrived, entered_by=None,  # noqa: PLR0913 - a late slip's fields
+def _record_late(round: Round, player: Player, handed: HandedIn, *, arrived: datetime, entered_by=None,
                  sent_at: datetime | None = None) -> LateSlip:
     """Keep a late slip on record (once per key: the first attempt's times) and make the player's result
     read late. ``sent_at``: when the phone says it sent it (plausible, or None)."""
     late_by = _seconds((arrived - _end_call(round)).total_seconds())
     with transaction.atomic():
         late, _ = LateSlip.objects.get_or_create(
-            round_id=round.pk, player=player, key=key,
-            defaults={"word": word, "ref": ref, "claimed": score, "seq": seq, "received_at": arrived,
+            round_id=round.pk, player=player, key=handed.key,
+            defaults={"word": handed.word, "ref": handed.ref, "claimed": handed.score, "seq": handed.seq,
+                      "received_at": arrived,
                       "late_by": late_by, "sent_at": sent_at,
                       "entered_by": entered_by if getattr(entered_by, "is_authenticated", False) else None},
         )
@@ -369,8 +386,8 @@ def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None,
     if round.status != Round.Status.CLOSED:
         raise Conflict("round_not_closed", params={"why": "late_paper"})
     arrived = _handed_in(round, received_at, timezone.now())
-    late = _record_late(round, player, word, ref, score, f"paper-late:{uuid.uuid4()}", None,
-                        max(arrived, _end_call(round)), actor)
+    handed = HandedIn(word, ref, score, key=f"paper-late:{uuid.uuid4()}", seq=None)
+    late = _record_late(round, player, handed, arrived=max(arrived, _end_call(round)), entered_by=actor)
     log(game=round.game, round=round, player=player, action="late_enter", actor=actor,
         after={"word": word, "ref": ref, "claimed": score, "late_by": late.late_by,
                "received_at": late.received_at.isoformat()})

@@ -43,8 +43,8 @@ def only_this_machine(url: str) -> bool:
     return host == "localhost" or host.endswith(".localhost") or host.startswith("127.") or host == "::1"
 
 
-def _players_page(request, game, form=None, list_form=None, status=200, licensees_form=None,  # noqa: PLR0913 - the page's forms, each named at the call
-                  licensees_refused=None) -> HttpResponse:
+def _players_page(request, game, *, form=None, list_form=None, licensees_form=None, licensees_refused=None,
+                  status=200) -> HttpResponse:
     url = join_url(request, game.join_code)
     if form is None:
         form = PlayerForm()
