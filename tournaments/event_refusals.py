@@ -27,4 +27,5 @@ TEXTS = {
     ("centre_fingerprint", "known"): _("the key of centre %(centre)s is already registered"),
     "results_other_centre": _("this results file is of centre %(centre)s: send it with that centre's token"),
     "results_too_large": _("the file is too large for a results file (at most %(max)s bytes)"),
+    "bad_standings_scope": _("standings are split by centre, series or category (not %(scope)s)"),
 }

@@ -327,13 +327,20 @@ def standings_csv(merged: dict) -> str:
     return out.getvalue()
 
 
-def standings_pdf(event: Event, merged: dict) -> bytes:
+def standings_pdf(event: Event, merged: dict, scope: str | None = None) -> bytes:
     """The national standings as the standings sheet prints them (tournaments/sheets/standings.py), in the
     event's language: each player with their centre, the series rank beside the series, one column per game
-    when the event has several."""
+    when the event has several. With a ``scope`` of ``SCOPES`` (centre, series, category), one section per
+    group of that scope, its players ranked within it. An unknown scope is refused (``bad_standings_scope``)."""
+    from django.utils import translation
+    from django.utils.translation import gettext as _
+
     from tournaments.sheets.data import Header, StandingRow, Standings
     from tournaments.sheets.standings import render_standings
 
+    keys = dict(SCOPES)
+    if scope is not None and scope not in keys:
+        raise ServiceError("bad_standings_scope", params={"scope": scope})
     labels = tuple(game.game_id for game in event.games.exclude(game_text=""))
     several = len(labels) > 1
 
@@ -341,10 +348,37 @@ def standings_pdf(event: Event, merged: dict) -> bytes:
         played = {game["game"]: game["total"] for game in row["games"]}
         return tuple(played.get(label) for label in labels) if several else ()
 
-    rows = tuple(StandingRow(rank=row["rank"], name=f"{row['name']} ({row['centre']})", series=row["series"],
-                             total=row["total"], diff=row["diff"], percent=row["percent"], tops=row["tops"],
-                             solos=row["solos"], warnings=row["warnings"], series_rank=row["rank_series"],
-                             game_totals=totals(row))
-                 for row in merged["rows"])
-    header = Header(tournament=event.name, language=event.language, provisional=bool(merged["provisional"]))
-    return render_standings(Standings(header, rows, merged["sum_tops"], labels if several else ()))
+    def line(row: dict, rank_key: str = "rank") -> StandingRow:
+        return StandingRow(rank=row[rank_key], name=f"{row['name']} ({row['centre']})", series=row["series"],
+                           total=row["total"], diff=row["diff"], percent=row["percent"], tops=row["tops"],
+                           solos=row["solos"], warnings=row["warnings"],
+                           series_rank=None if scope == "series" else row["rank_series"], game_totals=totals(row))
+
+    rows = tuple(line(row) for row in merged["rows"])
+    groups: tuple = ()
+    with translation.override(event.language):
+        subtitle = ""
+        if scope is not None:
+            names = dict(event.centres.values_list("code", "name")) if scope == "centre" else {}
+            title = {"centre": _("Centre %(group)s"), "series": _("Series %(group)s"),
+                     "category": _("Category %(group)s")}[scope]
+            subtitle = {"centre": _("By centre"), "series": _("By series"), "category": _("By category")}[scope]
+
+            def named(group: str) -> str:
+                text = title % {"group": group or "—"}
+                return f"{text} · {names[group]}" if names.get(group) else text
+
+            groups = tuple((named(group), tuple(line(row, f"rank_{scope}") for row in members))
+                           for group, members in merged[keys[scope]].items())
+    header = Header(tournament=event.name, game=subtitle, language=event.language,
+                    provisional=bool(merged["provisional"]))
+    return render_standings(Standings(header, rows, merged["sum_tops"], labels if several else (), groups))
+
+
+def results_file(merged: dict) -> bytes:
+    """The event's federation results file (tournaments/exports/federation.py, the game's format): every player of
+    the merged standings in their overall order, with the merged total; no table numbers (the centres' tables
+    are their own)."""
+    from tournaments.exports import results_file as write
+
+    return write({"name": row["name"], "total": row["total"]} for row in merged["rows"])

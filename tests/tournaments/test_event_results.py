@@ -306,3 +306,73 @@ def test_the_national_standings_pdf_is_in_the_events_language_with_each_centre(d
     best = merged["rows"][0]
     assert f"{best['name']} ({best['centre']})" in text
     assert "Player B5 (B)" in text and "Player A0 (A)" in text
+
+
+def _pdf_groups(text: str, titles: list[str]) -> dict[str, str]:
+    """The PDF's text cut at each group's title, in order: title -> the text up to the next title."""
+    starts = [text.index(title) for title in titles]
+    assert starts == sorted(starts), "the groups are printed in the standings' order"
+    ends = starts[1:] + [len(text)]
+    return {title: text[start:end] for title, start, end in zip(titles, starts, ends, strict=True)}
+
+
+@pytest.mark.parametrize(("scope", "key", "heading", "label"), [
+    ("centre", "by_centre", "Par centre", "Centre {group} · Club {group}"),
+    ("series", "by_series", "Par série", "Série {group}"),
+    ("category", "by_category", "Par catégorie", "Catégorie {group}"),
+])
+def test_the_standings_pdf_by_centre_series_or_category_ranks_within_each_group(drawn, event, organiser, scope, key,
+                                                                                 heading, label):
+    from .sheets_support import pdf_text
+
+    for code in CENTRES:
+        assert _push(event, event.tokens[code], _results(drawn, code)).status_code == 201
+    client = APIClient()
+    client.force_login(organiser)
+    page = client.get(reverse("console-event-standings", kwargs={"event_id": event.pk}))
+    link = f'{reverse("console-event-standings-pdf", kwargs={"event_id": event.pk})}?scope={scope}'
+    assert f'href="{link}"' in page.content.decode()
+    answer = client.get(link)
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/pdf"
+    assert f"standings-by-{scope}.pdf" in answer["Content-Disposition"]
+    text = pdf_text(answer.content)
+    assert heading in text and "Classement" in text  # the event is French
+    merged = events.standings(event)
+    groups = merged[key]
+    assert len(groups) >= 2  # the split means something: at least two groups
+    sections = _pdf_groups(text, [label.format(group=group) for group in groups])
+    for group, rows in groups.items():
+        section = sections[label.format(group=group)]
+        assert [row[f"rank_{scope}"] for row in rows][0] == 1
+        for row in rows:  # each player in their group's section, with the rank within the group
+            assert f"{row[f'rank_{scope}']} {row['name']} ({row['centre']})" in section, (group, row["name"])
+    assert f"{len(merged['rows'])} joueurs" in text
+
+
+def test_an_unknown_scope_is_refused_in_the_events_language(event, organiser):
+    client = APIClient()
+    client.force_login(organiser)
+    answer = client.get(reverse("console-event-standings-pdf", kwargs={"event_id": event.pk}), {"scope": "club"},
+                        HTTP_ACCEPT_LANGUAGE="fr")
+    assert answer.status_code == 400
+    assert "par centre, par série ou par catégorie (pas club)" in answer.content.decode()
+
+
+def test_the_events_federation_results_file_lists_every_player_of_every_centre_with_the_merged_totals(
+        drawn, event, organiser):
+    for code in CENTRES:
+        assert _push(event, event.tokens[code], _results(drawn, code)).status_code == 201
+    client = APIClient()
+    client.force_login(organiser)
+    page = client.get(reverse("console-event-standings", kwargs={"event_id": event.pk}), HTTP_ACCEPT_LANGUAGE="fr")
+    url = reverse("console-event-results-file", kwargs={"event_id": event.pk})
+    assert f'href="{url}"' in page.content.decode() and "Fichier de résultats pour la fédération" in page.content.decode()
+    answer = client.get(url)
+    assert answer.status_code == 200 and answer["Content-Type"] == "text/plain; charset=iso-8859-1"
+    assert f"results-event-{event.pk}.txt" in answer["Content-Disposition"]
+    merged = events.standings(event)
+    lines = answer.content.decode("latin-1").split("\r\n")
+    assert lines[-1] == ""  # every line ends in CR LF
+    expected = [f'"","{row["name"]}","{row["total"]}"' for row in merged["rows"]]
+    assert lines[:-1] == expected  # the game's format, in the merged order, with the merged totals
+    assert {row["centre"] for row in merged["rows"]} == set(CENTRES) and len(expected) == 18

@@ -156,6 +156,7 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-event-standings": (op("GET", EVENT_HEAD),),
     "console-event-standings-csv": (op("GET", EVENT_HEAD),),
     "console-event-standings-pdf": (op("GET", EVENT_HEAD),),
+    "console-event-results-file": (op("GET", EVENT_HEAD),),
     "console-import-job": (op("GET", STAFF),),  # their own imports only: anyone else's is 404
     "console-api-tokens": (op("GET", STAFF),),
     "console-api-tokens-revoke-all": (op("GET", STAFF),),

@@ -50,6 +50,9 @@ class Standings:
     rows: tuple[StandingRow, ...]
     top_total: int = 0
     game_labels: tuple[str, ...] = ()  # non-empty for a multi-game tournament: one column per game
+    # Non-empty: the rows are printed as these groups instead (a title, then its rows ranked within it), as a
+    # simultaneous event's standings by centre, series or category.
+    groups: tuple[tuple[str, tuple[StandingRow, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

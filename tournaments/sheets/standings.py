@@ -80,7 +80,11 @@ def render_standings(standings: Standings) -> bytes:
         name_width = max(doc.width - fixed, 90)
         titles = [str(t) for t, _w in _LEFT] + list(standings.game_labels) + [str(t) for t, _w in _RIGHT]
         widths = [w or name_width for _t, w in _LEFT] + [_GAME_WIDTH] * games + [w for _t, w in _RIGHT]
-        rows = [titles] + [_cells(row, name_width - 6, games) for row in standings.rows]
+
+        def table_of(players: tuple[StandingRow, ...]) -> LongTable:
+            rows = [titles] + [_cells(row, name_width - 6, games) for row in players]
+            return LongTable(rows, colWidths=widths, repeatRows=1, style=style)
+
         first_number = len(_LEFT)
         style = grid_style(numeric_from=first_number)
         style += [
@@ -95,9 +99,16 @@ def render_standings(standings: Standings) -> bytes:
             style.append(
                 ("LINEBEFORE", (first_number + games, 0), (first_number + games, -1), 0.5, colors.grey)
             )
-        table = LongTable(rows, colWidths=widths, repeatRows=1, style=style)
         note = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
-        players = len(standings.rows)
+        heading = ParagraphStyle("group", fontName=SANS_BOLD, fontSize=10, leading=13, spaceBefore=8, spaceAfter=3)
+        if standings.groups:
+            story = []
+            for group, players in standings.groups:
+                story += [Paragraph(typeset(group), heading), table_of(players)]
+            players = sum(len(rows) for _group, rows in standings.groups)
+        else:
+            story = [table_of(standings.rows)]
+            players = len(standings.rows)
         parts = [
             ngettext("%(n)s player", "%(n)s players", players) % {"n": players},
             _("sum of the tops %(total)s") % {"total": standings.top_total},
@@ -106,7 +117,7 @@ def render_standings(standings: Standings) -> bytes:
             _("ties share a rank and are broken by the last game, then its last round, the round before...")
             if games else _("ties share a rank"),
         ]
-        story = [table, Spacer(0, 6), Paragraph(typeset(" · ".join(parts)), note)]
+        story += [Spacer(0, 6), Paragraph(typeset(" · ".join(parts)), note)]
         if standings.header.provisional:
             story.append(Paragraph(typeset(_(
                 "Provisional: the game is still in play or paper slips are still being entered; the figures may "

@@ -51,6 +51,7 @@ urlpatterns = [
     path("events/<int:event_id>/standings/", events.event_standings, name="console-event-standings"),
     path("events/<int:event_id>/standings.csv", events.event_standings_csv, name="console-event-standings-csv"),
     path("events/<int:event_id>/standings.pdf", events.event_standings_pdf, name="console-event-standings-pdf"),
+    path("events/<int:event_id>/results.txt", events.event_results_file, name="console-event-results-file"),
     path("imports/<uuid:job_id>/", imports.import_job, name="console-import-job"),
     path("tokens/", tokens.api_tokens_page, name="console-api-tokens"),
     path("tokens/revoke-all/", tokens.api_tokens_revoke_all, name="console-api-tokens-revoke-all"),

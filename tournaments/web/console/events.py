@@ -6,7 +6,7 @@ and their CSV."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -185,7 +185,25 @@ def event_standings_csv(request: HttpRequest, event_id: int) -> HttpResponse:
 @organiser_required
 @require_GET
 def event_standings_pdf(request: HttpRequest, event_id: int) -> HttpResponse:
+    """The national standings PDF; ``?scope=centre|series|category``: one section per group of that scope."""
     event = _event(event_id)
-    response = HttpResponse(events.standings_pdf(event, events.standings(event)), content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-standings.pdf"'
+    scope = request.GET.get("scope") or None
+    try:
+        pdf = events.standings_pdf(event, events.standings(event), scope)
+    except ServiceError as error:
+        return HttpResponseBadRequest(error_text(error))
+    response = HttpResponse(pdf, content_type="application/pdf")
+    name = f"-by-{scope}" if scope else ""
+    response["Content-Disposition"] = f'attachment; filename="event-{event.pk}-standings{name}.pdf"'
+    return response
+
+
+@organiser_required
+@require_GET
+def event_results_file(request: HttpRequest, event_id: int) -> HttpResponse:
+    """The event's federation results file over the merged standings (Latin-1, as the game's)."""
+    event = _event(event_id)
+    response = HttpResponse(events.results_file(events.standings(event)),
+                            content_type="text/plain; charset=iso-8859-1")
+    response["Content-Disposition"] = f'attachment; filename="results-event-{event.pk}.txt"'
     return response
