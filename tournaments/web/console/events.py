@@ -5,6 +5,9 @@ and their CSV."""
 
 from __future__ import annotations
 
+import json
+
+import segno
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
@@ -12,7 +15,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from tournaments import events
+from engine.pregame import profile
+from tournaments import events, packs
 from tournaments.errors import ServiceError
 from tournaments.event_models import Centre, ResultsFile
 from tournaments.limits import RESULTS_FILE_MAX_BYTES
@@ -23,6 +27,9 @@ from .access import _role_required, staff_required
 
 organiser_required = _role_required(events.require_organiser, "event_id")
 MAX_PACK_BYTES = 256 * 1024
+MAX_GAME_FILE_BYTES = 1024 * 1024  # a game file of a long game weighs about 60 kB
+PROFILE_SESSION = "event_profile"  # the candidate game's profile, kept in the session until shown
+QR_SESSION = "event_key_qr"  # the typed key's QR text, kept in the session until shown
 
 
 def _event(event_id: int):
@@ -64,8 +71,14 @@ def event_page(request: HttpRequest, event_id: int) -> HttpResponse:
     for centre in centres:
         centre.fingerprint = events.packs.fingerprint(centre.key_seen) if centre.key_seen else ""
     files = ResultsFile.objects.filter(event=event).select_related("centre", "game").order_by("-id")
+    candidate = request.session.pop(PROFILE_SESSION, None)
+    key_qr = request.session.pop(QR_SESSION, None)
+    if key_qr:
+        key_qr = {**key_qr, "svg": segno.make(key_qr["text"], error="m").svg_inline(scale=6, omitsize=True)}
     return render(request, "console/event.html", {
         "section": "events", "event": event, "games": event.games.all(), "centres": centres,
+        "candidate": candidate if candidate and candidate.get("event") == event.pk else None,
+        "key_qr": key_qr if key_qr and key_qr.get("event") == event.pk else None,
         "files": files, "differences": [_labelled(found) for found in events.differences(event)], "breadcrumbs": _crumbs(event),
     })
 
@@ -92,18 +105,45 @@ def _read(request: HttpRequest, limit: int) -> bytes | None:
     return upload.read()
 
 
-def _act(request: HttpRequest, event) -> None:
+def _candidate(raw: bytes) -> dict:
+    """A candidate game file's profile (engine.pregame.profile), as the page shows it; 400 ``bad_game_file``."""
+    try:
+        data = json.loads(raw)
+    except ValueError as error:
+        raise ServiceError("bad_game_file", params={"detail": str(error)}) from None
+    if not isinstance(data, dict):
+        raise ServiceError("bad_game_file", params={"detail": "not a JSON object"})
+    read = packs.read_game_file(data)
+    figures = profile(read.game, read.rules, read.labelling)
+    return {**figures, "lexicon": read.lexicon, "tileset": read.tileset, "preset": read.rules.preset}
+
+
+def _game(event, value):
+    game = event.games.filter(pk=_an_id(value)).first()
+    if game is None:
+        raise ServiceError("not_found", status=404, params={"game": value or "", "why": "event_game"})
+    return game
+
+
+def _act(request: HttpRequest, event) -> None:  # noqa: C901, PLR0912
     action = request.POST.get("action", "")
-    if action == "pack":
+    if action == "profile":
+        raw = _read(request, MAX_GAME_FILE_BYTES)
+        if raw is not None:
+            request.session[PROFILE_SESSION] = {**_candidate(raw), "event": event.pk,
+                                                "name": request.FILES["file"].name[:100]}
+    elif action == "qr":
+        game = _game(event, request.POST.get("game"))
+        key = packs.read_key(request.POST.get("key", ""), game.sha256)
+        request.session[QR_SESSION] = {"event": event.pk, "game": game.game_id,
+                                       "text": packs.key_qr_text(key, game.sha256)}
+    elif action == "pack":
         raw = _read(request, MAX_PACK_BYTES)
         if raw is not None:
             game = events.event_game_add(event=event, raw=raw)
             messages.success(request, _("Game %(game)s added: give its key at the start.") % {"game": game.game_id})
     elif action == "unlock":
-        game = event.games.filter(pk=_an_id(request.POST.get("game"))).first()
-        if game is None:
-            raise ServiceError("not_found", status=404, params={"game": request.POST.get("game", ""),
-                                                                "why": "event_game"})
+        game = _game(event, request.POST.get("game"))
         events.event_game_unlock(game=game, key=request.POST.get("key", ""), actor=request.user)
         messages.success(request, _("Game %(game)s unlocked.") % {"game": game.game_id})
     elif action == "centre":
@@ -148,7 +188,9 @@ def _centre(event, value) -> Centre:
 @organiser_required
 @require_POST
 def event_act(request: HttpRequest, event_id: int) -> HttpResponse:
-    """One of the event page's forms: ``action`` pack, unlock, centre, key, token or upload. A refusal is shown
+    """One of the event page's forms: ``action`` profile (a candidate game file's
+    figures, kept in the session until shown), qr (a typed key drawn as its QR code), pack, unlock, centre, key,
+    token or upload. A refusal is shown
     on the page and changes nothing."""
     event = _event(event_id)
     try:
