@@ -187,6 +187,7 @@ TEXTS = {
     "not_game_arbitrator": _("you have no arbitrator's role in this game"),
     "head_only": _("only the game's head arbitrator may do this"),
     ("head_only", "tournament"): _("only a head arbitrator of this tournament may do this"),
+    ("head_only", "trusted_keys"): _("only a head arbitrator or an event's organiser may stop trusting an organiser"),
     ("not_game_arbitrator", "tournament"): _("you have no arbitrator's role in this tournament"),
     "last_head": _("a game needs a head arbitrator: name another head first"),
     "unknown_arbitrator": _("no arbitrator %(user)r"),

@@ -49,6 +49,7 @@ G_ARB = "game arbitrator"  # head or assistant of the game
 G_HEAD = "game head"  # the game's head
 G_ARB_PLAYER = "game arbitrator or player"  # head, assistant, or a player of the game
 PLAYER = "player"  # a player of the game only
+ANY_HEAD = "any head"  # a head arbitrator of some game, or an event's recorded organiser
 EVENT_HEAD = "event organiser"  # an organiser of the simultaneous event (tournaments/events.py)
 CENTRE = "centre"  # a centre of the event, by its push token: none of these callers
 
@@ -61,6 +62,7 @@ ALLOWED = {
     G_HEAD: {"head"},
     G_ARB_PLAYER: {"player", "assistant", "head"},
     PLAYER: {"player"},
+    ANY_HEAD: {"head", "no_role"},  # no_role is the head of another tournament's game
     EVENT_HEAD: {"head"},
     CENTRE: set(),
 }
@@ -147,6 +149,7 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-pack-import": (op("GET", T_HEAD), op("POST", T_HEAD)),
     "console-pack": (op("GET", G_ARB),),  # 404 to those allowed: this game is not played from a pack
     "console-pack-unlock": (op("POST", G_HEAD, body={"key": "ABCD"}),),
+    "console-trusted-keys": (op("GET", STAFF), op("POST", ANY_HEAD, body={"key": "0"})),  # no such key: 404
     "console-results-file": (op("GET", G_ARB),),  # 404 to those allowed: this game is not played from a pack
     "console-results-file-download": (op("GET", G_ARB),),
     "console-results-file-push": (op("POST", G_HEAD),),

@@ -41,6 +41,7 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/pack/", packs.pack_import, name="console-pack-import"),
     path("games/<int:game_id>/pack/", packs.pack_page, name="console-pack"),
     path("games/<int:game_id>/pack/unlock/", packs.pack_unlock, name="console-pack-unlock"),
+    path("trusted-organisers/", packs.trusted_keys, name="console-trusted-keys"),
     path("games/<int:game_id>/results-file/", centre_results.results_file_page, name="console-results-file"),
     path("games/<int:game_id>/results-file/download/", centre_results.results_file_download,
          name="console-results-file-download"),

@@ -5,6 +5,8 @@ or scanned. The pack's page shows its clear part only: never a rack before the d
 
 from __future__ import annotations
 
+import logging
+
 from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -14,15 +16,25 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from tournaments import centre
-from tournaments.errors import ServiceError
-from tournaments.models import GamePack
+from tournaments import centre, packs
+from tournaments.errors import Forbidden, ServiceError
+from tournaments.event_models import Event
+from tournaments.models import GameArbitrator, GamePack, TrustedOrganiserKey
 
 from . import queries
-from .access import arbitrator_required, attach_service_error, head_required, tournament_head_required
+from .access import (
+    arbitrator_required,
+    attach_service_error,
+    head_required,
+    refused,
+    staff_required,
+    tournament_head_required,
+)
 from .texts import game_breadcrumbs
 
 MAX_PACK_BYTES = 256 * 1024  # a pack weighs about 23 kB
+
+logger = logging.getLogger(__name__)
 
 
 class PackImportForm(forms.Form):
@@ -109,3 +121,46 @@ def pack_unlock(request: HttpRequest, game_id: int) -> HttpResponse:
         return _pack_page(request, game, form, error.status)
     messages.success(request, _("The pack is unlocked: each draw reveals its next rack."))
     return redirect("console-game", game_id=game.pk)
+
+
+def _may_distrust(user) -> bool:
+    """A superuser, a game's head arbitrator or an event's recorded organiser."""
+    return bool(user.is_superuser
+                or GameArbitrator.objects.filter(user=user, role=GameArbitrator.Role.HEAD).exists()
+                or Event.organisers.through.objects.filter(user_id=user.pk).exists())
+
+
+def _an_id(value) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0 < number < 2**63 else None
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def trusted_keys(request: HttpRequest) -> HttpResponse:
+    """The organisers whose packs this installation accepts: the setting's (and its own key), fixed here, and
+    those a head arbitrator trusted at an import (TrustedOrganiserKey), each with its fingerprint. POST ``key``
+    (a database row's id) stops trusting one (written to the server's log); a head arbitrator or an event's
+    organiser only."""
+    if request.method == "POST":
+        if not _may_distrust(request.user):
+            return refused(request, None, Forbidden("head_only", params={"role": "none", "why": "trusted_keys"}))
+        row = TrustedOrganiserKey.objects.filter(pk=_an_id(request.POST.get("key"))).first()
+        if row is None:
+            raise Http404
+        row.delete()
+        logger.info("organiser key no longer trusted: %s (fingerprint %s) by %s", row.key, row.fingerprint,
+                    request.user.get_username())
+        messages.success(request, _("The organiser key %(fingerprint)s is no longer trusted: its packs are "
+                                    "refused until it is trusted again.") % {"fingerprint": row.fingerprint})
+        return redirect("console-trusted-keys")
+    fixed = sorted(packs.trusted_keys())
+    rows = [row for row in TrustedOrganiserKey.objects.select_related("trusted_by") if row.key not in fixed]
+    return render(request, "console/trusted_keys.html", {
+        "section": "tournaments", "fixed": [(key, packs.fingerprint(key)) for key in fixed], "rows": rows,
+        "may_remove": _may_distrust(request.user),
+        "breadcrumbs": [(_("Tournaments"), reverse("console-home")), (_("Trusted organisers"), None)],
+    })
