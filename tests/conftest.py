@@ -36,6 +36,19 @@ def _log_trigger_flush():
         pass
 
 
+@pytest.fixture(autouse=True)
+def _default_language_after_each_test():
+    """Each test starts in the default language: a request through Django's test client leaves the thread in the
+    language its LocaleMiddleware chose (French after a French page), and a later test on the same worker read
+    its labels in French."""
+    yield
+    try:
+        from django.utils import translation
+    except ImportError:  # pragma: no cover - Django is always there
+        return
+    translation.deactivate()
+
+
 @pytest.fixture
 def arbitrator(db, django_user_model):
     return django_user_model.objects.create_user(
