@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.tournaments.stack import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 HANG_GUARD_SECONDS = 15
 
@@ -25,12 +27,6 @@ HANG_GUARD_SECONDS = 15
 # the streams the stop ended.
 NOISE = [r"celery@", r"-------------- ", r"SecurityWarning", r"superuser privileges", r"No hostname was supplied",
          r"Warm shutdown", r"Hitting Ctrl\+C", r"Traceback", r"CancelledError", r"ERROR"]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _open_stream(port: int, game_id: int) -> socket.socket:
@@ -54,7 +50,7 @@ def test_make_run_prints_the_address_and_login_only_and_ctrl_c_stops_it_with_two
     env.update(DATA_DIR=str(tmp_path / "data"), DJANGO_SETTINGS_MODULE="arbiter.settings.dev",
                PYTHONUNBUFFERED="1",
                LEXICON_CACHE_DIR=os.environ.get("LEXICON_CACHE_DIR", str(Path.home() / ".cache/arbiter/lexicons")))
-    port = _free_port()
+    port = free_port()
     launcher = subprocess.Popen([sys.executable, "-m", "arbiter", "run", "--no-warm", "--port", str(port)],
                                 cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
