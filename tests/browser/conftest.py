@@ -154,14 +154,19 @@ def _shifted_date(shift_ms: float) -> str:
 
 @pytest.fixture
 def screenshot():
-    """``screenshot(page, name)``: a full-page PNG in test-artifacts/screenshots/<name>.png."""
+    """``screenshot(page, name)``: a full-page PNG in test-artifacts/screenshots/<name>.png, copied into the
+    folder SHOTS_DIR names when it is set (to look at a run's screenshots outside the checkout)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shots_dir = os.environ.get("SHOTS_DIR")
 
     def take(page, name: str, full_page: bool = False, size: str | None = None) -> Path:
         if size is not None:
             page.set_viewport_size(SIZES[size])
         path = SCREENSHOTS / f"{name}.png"
         page.screenshot(path=str(path), full_page=full_page)
+        if shots_dir:
+            os.makedirs(shots_dir, exist_ok=True)
+            shutil.copy(path, shots_dir)
         return path
 
     return take

@@ -5,21 +5,11 @@ test-artifacts/screenshots/ (and SHOTS_DIR when set)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-centre-pack-1"
-
-
-def _keep(path):
-    folder = os.environ.get("SHOTS_DIR")
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-        shutil.copy(path, folder)
 
 
 def test_a_centre_imports_trusts_unlocks_and_reveals_a_pack(new_page, screenshot, console_arbitrator, settings,
@@ -50,7 +40,7 @@ def test_a_centre_imports_trusts_unlocks_and_reveals_a_pack(new_page, screenshot
     page.get_by_role("button", name="Import").click()
     page.wait_for_selector("#pack-fingerprint")
     assert fingerprint in page.locator("#pack-fingerprint").inner_text()
-    _keep(screenshot(page, "centre-pack-untrusted", full_page=True))
+    screenshot(page, "centre-pack-untrusted", full_page=True)
     assert not Game.objects.filter(tournament=tournament).exists()
 
     page.get_by_label("Sealed pack (.pack.json)").set_input_files(str(path))
@@ -59,13 +49,13 @@ def test_a_centre_imports_trusts_unlocks_and_reveals_a_pack(new_page, screenshot
     page.wait_for_selector("#pack-facts")
     game = Game.objects.get(tournament=tournament)
     assert "Locked" in page.locator("#pack-state").inner_text()
-    _keep(screenshot(page, "centre-pack-locked", full_page=True))
+    screenshot(page, "centre-pack-locked", full_page=True)
 
     field = page.get_by_label("Key (typed, or the text its QR code scans to)")
     field.fill(packs.key_text(bytes(16)))
     page.get_by_role("button", name="Unlock").click()
     page.wait_for_selector("text=this key does not open this pack")
-    _keep(screenshot(page, "centre-pack-wrong-key", full_page=True))
+    screenshot(page, "centre-pack-wrong-key", full_page=True)
     assert GamePack.objects.get(game=game).unlocked_at is None
 
     page.get_by_label("Key (typed, or the text its QR code scans to)").fill(packs.key_text(key).lower())
@@ -76,5 +66,5 @@ def test_a_centre_imports_trusts_unlocks_and_reveals_a_pack(new_page, screenshot
     assert Round.objects.get(game=game, number=1).rack == game_file.game.rounds[0].rack
     assert page.locator("text=-ILMQRRT").count() >= 1  # the pack's rejected draw, shown as in a live game
     assert page.locator("#rack-fix-form").count() == 0  # the pack's rack is not replaced
-    _keep(screenshot(page, "centre-pack-first-rack", full_page=True))
+    screenshot(page, "centre-pack-first-rack", full_page=True)
     assert not page.errors

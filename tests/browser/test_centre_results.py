@@ -5,21 +5,12 @@ Screenshots in test-artifacts/screenshots/ (and SHOTS_DIR when set)."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-centre-results-1"
-
-
-def _keep(path):
-    folder = os.environ.get("SHOTS_DIR")
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-        shutil.copy(path, folder)
 
 
 def test_the_results_file_tab_shows_the_push_and_downloads_the_latest_file(new_page, screenshot, console_arbitrator,
@@ -66,7 +57,7 @@ def test_the_results_file_tab_shows_the_push_and_downloads_the_latest_file(new_p
     assert "Refused" in rows.nth(0).inner_text() and "results_outdated" in rows.nth(0).inner_text()
     assert "Acknowledged" in rows.nth(1).inner_text()
     assert "nantes-1" in page.locator("#results-centre").inner_text()
-    _keep(screenshot(page, "centre-results-file", full_page=True))
+    screenshot(page, "centre-results-file", full_page=True)
 
     with page.expect_download() as caught:
         page.get_by_role("link", name="Download the latest results file").click()

@@ -4,21 +4,11 @@ Screenshots in test-artifacts/screenshots/ (and SHOTS_DIR when set)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-lifecycle-1"
-
-
-def _keep(path):
-    folder = os.environ.get("SHOTS_DIR")
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-        shutil.copy(path, folder)
 
 
 def log_in(page):
@@ -48,12 +38,12 @@ def test_a_mistaken_game_is_deleted_a_played_one_archived_and_the_settings_edite
     page = new_page(size="laptop")
     log_in(page)
     page.goto(f"/console/tournaments/{tournament.pk}/")
-    _keep(screenshot(page, "lifecycle-tournament", full_page=True))
+    screenshot(page, "lifecycle-tournament", full_page=True)
 
     # The game never started: Delete, a page that asks, then gone.
     page.locator(f"#game-row-{mistaken.number}").get_by_role("link", name="Delete").click()
     page.wait_for_selector("#delete-confirm")
-    _keep(screenshot(page, "lifecycle-delete-confirm"))
+    screenshot(page, "lifecycle-delete-confirm")
     assert Game.objects.filter(pk=mistaken.pk).exists()
     page.locator("#delete-confirm").click()
     page.wait_for_selector("text=Game 2 deleted.")
@@ -62,7 +52,7 @@ def test_a_mistaken_game_is_deleted_a_played_one_archived_and_the_settings_edite
     # The played game: archived, gone from the home page, still on the console; then brought back.
     page.locator(f"#game-row-{played.number}").get_by_role("button", name="Archive").click()
     page.wait_for_selector("text=Game 1 archived")
-    _keep(screenshot(page, "lifecycle-archived", full_page=True))
+    screenshot(page, "lifecycle-archived", full_page=True)
     assert "archived" in page.locator(f"#game-row-{played.number}").inner_text()
     home.goto("/")
     assert "Ten-second test" not in home.locator("main").inner_text()
@@ -76,7 +66,7 @@ def test_a_mistaken_game_is_deleted_a_played_one_archived_and_the_settings_edite
     page.wait_for_selector("#tournament-started")
     assert page.locator("#id_round_seconds").count() == 0
     page.locator("#id_name").fill("Club night (test)")
-    _keep(screenshot(page, "lifecycle-edit"))
+    screenshot(page, "lifecycle-edit")
     page.get_by_role("button", name="Save").click()
     page.wait_for_selector("text=Tournament “Club night (test)” saved.")
     assert Tournament.objects.get(pk=tournament.pk).name == "Club night (test)"

@@ -5,22 +5,12 @@ test-artifacts/screenshots/ (and SHOTS_DIR when set)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-event-organiser-1"
 EVENT = "Simultané de printemps"
-
-
-def _keep(path):
-    folder = os.environ.get("SHOTS_DIR")
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-        shutil.copy(path, folder)
 
 
 def test_the_organiser_receives_a_file_from_a_usb_key_and_reads_the_merged_standings(
@@ -94,12 +84,12 @@ def test_the_organiser_receives_a_file_from_a_usb_key_and_reads_the_merged_stand
     differences = page.locator("#event-differences tbody tr")
     assert differences.count() == 1  # round 1 of Bruno Petit: the centre's zero, the judge's "no slip"
     assert "Bruno Petit" in differences.inner_text() and "no slip" in differences.inner_text()
-    _keep(screenshot(page, "event-organiser-page", full_page=True))
+    screenshot(page, "event-organiser-page", full_page=True)
 
     page.get_by_role("link", name="Merged standings").first.click()
     page.wait_for_selector("#event-ranking")
     assert "LYON" in page.locator("#event-provisional").inner_text()
     ranking = page.locator("#event-ranking").inner_text()
     assert ranking.index("Anne Martin") < ranking.index("Bruno Petit")
-    _keep(screenshot(page, "event-organiser-standings", full_page=True))
+    screenshot(page, "event-organiser-standings", full_page=True)
     assert not page.errors
