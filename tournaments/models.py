@@ -587,3 +587,8 @@ __all__ = ["Lexicon", "Tournament", "Game", "Player", "Round", "Slip", "Result",
 from tournaments.event_models import Centre, Event, EventGame, ResultsFile  # noqa: E402
 
 __all__ += ["Event", "EventGame", "Centre", "ResultsFile"]
+
+# A tournament's or an event's public results link (its own module).
+from tournaments.public_models import PublicLink  # noqa: E402
+
+__all__ += ["PublicLink"]
