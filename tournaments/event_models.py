@@ -39,6 +39,14 @@ class EventGame(models.Model):
     unlocked_at = models.DateTimeField(null=True, blank=True)
     unlocked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+")
+    # A multiplex (tournaments/multiplex.py): the organiser's own game, played live and opened to the event's
+    # centres, which follow it through the relay. ``pack`` is then empty and ``sha256`` the relay's id, which
+    # the centres' results files name as their pack's.
+    live_game = models.ForeignKey("tournaments.Game", null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+")
+    opened_at = models.DateTimeField(null=True, blank=True)
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+")
 
     class Meta:
         ordering = ["id"]
@@ -98,3 +106,6 @@ class ResultsFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.centre.code} {self.game.game_id} v{self.sequence} ({self.sha256[:16]})"
+
+
+from tournaments.relay_models import RelayLink, RelayRack  # noqa: E402,F401  (the centre's side of a multiplex)
