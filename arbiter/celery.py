@@ -120,6 +120,16 @@ def start_heartbeat(**_):
     return start_beating(settings.ARBITER_WORKER_HEARTBEAT_SECONDS)
 
 
+@signals.worker_ready.connect
+def start_relay_link(**_):
+    """A centre with an organiser set (ARBITER_ORGANISER_URL, _EVENT, _TOKEN) follows the organiser's live game
+    from its worker: the link's loop in a thread of the worker's main process (tournaments/relay.py), so that
+    `make run` / `arbiter run` start it with nothing more to run."""
+    from tournaments.relay import start_link_thread
+
+    return start_link_thread()
+
+
 @signals.worker_init.connect
 def hold_the_data_folder(**_):
     """The worker marks its data folder as served while it runs (arbiter/running.py: no restore under it)."""

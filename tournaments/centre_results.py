@@ -30,6 +30,7 @@ import logging
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -40,6 +41,7 @@ from tournaments.errors import Conflict
 from tournaments.limits import PUSH_ANSWER_MAX
 from tournaments.models import CentreResults, Game, GamePack, LateSlip, LogEntry, Player, Result, Round
 from tournaments.packs import fingerprint, public_text
+from tournaments.relay_models import RelayLink
 from tournaments.services.schedule import schedule_push
 
 logger = logging.getLogger(__name__)
@@ -58,11 +60,16 @@ def centre_identity() -> dict:
     return {"id": centre_id, "name": name}
 
 
-def _pack(game: Game) -> GamePack:
+def _pack(game: Game):
+    """What the results file names as its origin (event, pack_game, sha256): the game's sealed pack, or the
+    organiser's live game it follows (a multiplex: tournaments/relay.py, the relay's id for the pack's SHA-256)."""
     pack = GamePack.objects.filter(game_id=game.pk).first()
-    if pack is None:
+    if pack is not None:
+        return pack
+    link = RelayLink.objects.filter(game_id=game.pk).first()
+    if link is None:
         raise Conflict("pack_none")
-    return pack
+    return SimpleNamespace(event=link.event, pack_game=link.event_game, sha256=link.relay_id)
 
 
 def _player_rounds(game: Game, rounds: list[Round]) -> dict[int, list[dict]]:
@@ -242,7 +249,8 @@ def results_changed(game_id: int) -> CentreResults | None:
     """Keep a new version when the game's results changed, and mark it to be pushed when an organiser is set;
     return the version to push (None: nothing to push)."""
     game = Game.objects.filter(pk=game_id).first()
-    if game is None or not GamePack.objects.filter(game_id=game_id).exists():
+    if game is None or not (GamePack.objects.filter(game_id=game_id).exists()
+                            or RelayLink.objects.filter(game_id=game_id).exists()):
         return None
     version = keep_results(game)
     if organiser_address() is None:

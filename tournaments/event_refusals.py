@@ -28,4 +28,11 @@ TEXTS = {
     "results_other_centre": _("this results file is of centre %(centre)s: send it with that centre's token"),
     "results_too_large": _("the file is too large for a results file (at most %(max)s bytes)"),
     "bad_standings_scope": _("standings are split by centre, series or category (not %(scope)s)"),
+    "multiplex_none": _("no game of this event is opened to its centres yet"),
+    "multiplex_game_over": _("game %(game)s is over: a multiplex is opened before or during the game"),
+    "bad_relay_query": _("the relay's %(name)s is a number (after: the last item applied; wait: seconds)"),
+    "relay_none": _("no organiser is set for this centre (ORGANISER_URL, ORGANISER_EVENT, ORGANISER_TOKEN)"),
+    "relay_unreachable": _("the organiser did not answer: %(detail)s"),
+    "relay_refused": _("the organiser refused: %(detail)s"),
+    "relay_twice": _("this tournament already follows the organiser's game %(game)s"),
 }

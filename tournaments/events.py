@@ -116,6 +116,10 @@ def event_game_unlock(*, game: EventGame, key: str, actor) -> EventGame:
 
 def game_file_of(game: EventGame) -> packs.GameFile:
     if not game.game_text:
+    if game.live_game_id is not None:  # a multiplex: the organiser's live game as it stands
+        from tournaments.multiplex import live_game_file
+
+        return live_game_file(game)
         raise Conflict("event_game_locked", params={"game": game.game_id})
     return packs.read_game_file(json.loads(game.game_text))
 
@@ -277,14 +281,16 @@ def standings(event: Event, event_solos: bool | None = None) -> dict:
     games, rules, locked = [], None, []
     centres = tuple(event.centres.values_list("code", flat=True))
     for game in event.games.all():
-        if not game.game_text:
+        if not game.game_text and game.live_game_id is None:
             locked.append(game.game_id)
+    rounds_closed = {}
             continue
         game_file = game_file_of(game)
         rules = rules or game_file.rules
         games.append(MergeGame(game.game_id, tuple(r.master.score if r.master else 0 for r in game_file.game.rounds),
                                centres))
     files = [record for record in counted_files(event) if record.game.game_id not in locked]
+        rounds_closed[game.game_id] = len(game_file.game.rounds)
     entries = [entry for record in files for entry in _verified(record).entries()]
     merged = merge_standings(games, entries, rules, event_solos=event_solos,
                              reported={(record.centre.code, record.game.game_id) for record in files})
@@ -293,9 +299,29 @@ def standings(event: Event, event_solos: bool | None = None) -> dict:
     return merged
 
 
+    merged.update(progress(files, rounds_closed, centres))
 CSV_COLUMNS = ("scope", "group", "rank", "name", "licence", "club", "centre", "series", "category", "total", "diff",
                "percent", "tops", "solos", "warnings")
 SCOPES = (("centre", "by_centre"), ("series", "by_series"), ("category", "by_category"))
+def _rounds_reported(record: ResultsFile) -> int:
+    """The rounds a centre's counted file holds: the highest round any of its players has."""
+    results = json.loads(record.content)
+    return max((r["round"] for player in results["players"] for r in player["rounds"]), default=0)
+
+
+def progress(files: list[ResultsFile], rounds_closed: dict[str, int], centres: tuple) -> dict:
+    """Which rounds each centre has reported, game by game (``reported``: game -> centre -> rounds, 0 before its
+    first file), the rounds the organiser's game has (``rounds``: game -> closed rounds, a multiplex's growing as
+    it is played), and the centres ``behind``: those that reported fewer rounds than that, in some game."""
+    reported = {game: dict.fromkeys(centres, 0) for game in rounds_closed}
+    for record in files:
+        if record.game.game_id in reported:
+            reported[record.game.game_id][record.centre.code] = _rounds_reported(record)
+    behind = sorted({centre for game, by_centre in reported.items() for centre, count in by_centre.items()
+                     if count < rounds_closed[game]})
+    return {"rounds": rounds_closed, "reported": reported, "behind": behind}
+
+
 
 
 def standings_csv(merged: dict) -> str:

@@ -279,6 +279,12 @@ ARBITER_RESULTS_PUSH_ATTEMPTS = env.get_int("RESULTS_PUSH_ATTEMPTS", 20, minimum
 ARBITER_RESULTS_PUSH_FIRST_DELAY = env.get_seconds("RESULTS_PUSH_FIRST_DELAY", 5.0)
 ARBITER_RESULTS_PUSH_MAX_DELAY = env.get_seconds("RESULTS_PUSH_MAX_DELAY", 300.0)
 ARBITER_RESULTS_PUSH_TIMEOUT = env.get_seconds("RESULTS_PUSH_TIMEOUT", 10.0)
+# A multiplex (tournaments/multiplex.py, tournaments/relay.py; docs/multiplex.md). The organiser holds a centre's
+# relay request at most RELAY_WAIT_SECONDS when there is nothing new; a centre asks for RELAY_POLL_SECONDS and
+# its console says the link is down once the organiser has not answered for RELAY_SILENT_SECONDS.
+ARBITER_RELAY_WAIT_SECONDS = env.get_seconds("RELAY_WAIT_SECONDS", 20.0)
+ARBITER_RELAY_POLL_SECONDS = env.get_seconds("RELAY_POLL_SECONDS", 2.0)
+ARBITER_RELAY_SILENT_SECONDS = env.get_seconds("RELAY_SILENT_SECONDS", 5.0)
 # A game record to import larger than this (bytes) is played back by the worker: 202 and a job to follow
 # (tournaments/exports/imports.py); a smaller one within its request, 201.
 ARBITER_RECORD_INLINE_BYTES = env.get_int("RECORD_INLINE_BYTES", 1024 * 1024)

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
@@ -158,9 +158,110 @@ class EventStandingsView(ApiView):
 
     @extend_schema(responses=answers({200: OpenApiResponse(description="The merged standings: rows (rank, name, "
                    "licence, club, centre, series, category, total, diff, percent, solos, warnings, games), by_centre, "
-                   "by_series, by_category, sum_tops, provisional, missing, missing_centres, unfinished, locked.")},
+                   "by_series, by_category, sum_tops, provisional, missing, missing_centres, unfinished, locked; rounds (game -> "
+                   "rounds the organiser's game has, a multiplex's growing as it is played), reported (game -> centre -> "
+                   "rounds its counted file holds) and behind (the centres that reported fewer).")},
                    401, 403, 404),
                    description="The event's merged standings over the latest file of each centre's game (engine.merge): "
                    "provisional while a centre has not reported (missing_centres lists them).")
     def get(self, request, event_id: int):
         return Response(standings_body(events.get_event(event_id)))
+
+
+# ---- a multiplex (tournaments/multiplex.py, docs/multiplex.md) ---------------------------------------------------
+
+
+class IsRelayCentre(IsCentre):
+    message = "Only a centre of this event may follow its relay, with its token."
+
+
+class RelayItemSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The item's number: ask again with the last one applied as after.")
+    kind = serializers.ChoiceField(choices=["rack", "master"])
+    round = serializers.IntegerField()
+    rack = serializers.CharField(required=False, help_text="kind rack: the round's rack (kept+drawn).")
+    rejected = serializers.ListField(child=serializers.CharField(), required=False,
+                                     help_text="kind rack: the draws refused before it.")
+    started_at = serializers.DateTimeField(required=False, help_text="kind rack: when the organiser started it.")
+    master = serializers.DictField(required=False, help_text="kind master: word, ref, score.")
+
+
+class RelaySerializer(serializers.Serializer):
+    format = serializers.CharField()
+    event = serializers.CharField()
+    game_id = serializers.CharField()
+    relay = serializers.CharField(help_text="The relay's id: the centre's results files carry it as pack_sha256.")
+    settings = serializers.DictField(help_text="lexicon, tileset, coordinates, ruleset, rule_overrides, "
+                                     "round_seconds: the centre's game is played with them.")
+    items = RelayItemSerializer(many=True)
+    after = serializers.IntegerField(help_text="The last item's seq (the one asked for when there is none).")
+
+
+class EventRelayView(ApiView):
+    authentication_classes = [CentreTokenAuthentication]
+    permission_classes = [IsRelayCentre]
+
+    def permission_denied(self, request, message=None, code=None):
+        if request.authenticators and not request.successful_authenticator:  # no token at all: say which one
+            raise AuthenticationFailed(CentreTokenAuthentication.message)
+        super().permission_denied(request, message=message, code=code)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("after", int, description="The last item's seq the centre applied (0: from the start)."),
+            OpenApiParameter("wait", float, description="Seconds to wait when there is nothing after it (at most "
+                             "the organiser's ARBITER_RELAY_WAIT_SECONDS, its default)."),
+        ],
+        responses=answers({200: RelaySerializer}, 400, 401, 409),
+        description="A centre follows the organiser's live game (a long poll, outbound from the centre: through "
+        "routers and proxies). Answers at once with the items after `after`, else waits up to `wait` seconds for one "
+        "(an empty list then). A round's rack appears only once the organiser started the round; its master once "
+        "the round is closed there. 401 without a centre's token of this event; 409 multiplex_none while no game is "
+        "opened to the centres; 400 bad_relay_query.")
+    def get(self, request, event_id: int):
+        from tournaments import multiplex
+
+        centre = request.user.centre
+        after = multiplex.read_after(request.query_params.get("after"))
+        seconds = multiplex.wait_seconds(request.query_params.get("wait"))
+        opened = multiplex.live_of(centre.event)
+        items = multiplex.wait_for_items(opened, after, seconds)
+        body = {**multiplex.header(opened), "items": items, "after": items[-1]["seq"] if items else after}
+        return Response(RelaySerializer(body).data)
+
+
+class OpenGameSerializer(serializers.Serializer):
+    game = serializers.IntegerField(help_text="The organiser's game (its number on this installation).")
+    game_id = serializers.CharField(max_length=100, help_text="Its name in the event, as a pack's game id (M1).")
+
+
+class OpenedSerializer(serializers.Serializer):
+    game_id = serializers.CharField()
+    game = serializers.IntegerField()
+    relay = serializers.CharField()
+    opened_at = serializers.DateTimeField()
+
+
+class EventGamesView(ApiView):
+    permission_classes = [IsEventOrganiser]
+
+    @extend_schema(request=OpenGameSerializer, responses=answers({201: OpenedSerializer}, 400, 401, 403, 404, 409),
+                   description="Open a game played live here to the event's centres (a multiplex): by an organiser "
+                   "of the event who is the game's head arbitrator; logged multiplex_open in the game's log. The "
+                   "centres then follow it through GET /api/events/{id}/relay. 409 event_game_twice, "
+                   "multiplex_game_over.")
+    def post(self, request, event_id: int):
+        from tournaments import multiplex
+        from tournaments.api.views import valid
+        from tournaments.models import Game
+
+        data = valid(OpenGameSerializer, request)
+        event = events.get_event(event_id)
+        game = Game.objects.filter(pk=data["game"]).first() if 0 < data["game"] < 2**63 else None
+        if game is None:
+            from tournaments.errors import NotFound
+
+            raise NotFound("not_found", params={"game": data["game"], "why": "game"})
+        opened = multiplex.game_open(event=event, game=game, game_id=data["game_id"], actor=request.user)
+        return Response(OpenedSerializer({"game_id": opened.game_id, "game": game.pk, "relay": opened.sha256,
+                                          "opened_at": opened.opened_at}).data, status=status.HTTP_201_CREATED)

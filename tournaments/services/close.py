@@ -72,8 +72,7 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
             log(game=game, round=current, action="round_close", actor=actor,
                 after={"top_score": current.top_score, "master": brief(current.master)})
             round_slips_complete_if_all_in(current)  # every paper player's slip already in: final at once
-            if sealed:  # the centre's results file: kept and pushed to the organiser
-                results_changed(game.pk)
+            results_changed(game.pk)  # a centre's game (a pack's, a multiplex's): its results file kept and pushed
             if _bag_exhausted(game, current.number + 1):
                 end_game(game, "bag_empty", actor)
             elif sealed and current.number >= pack_rounds_count(pack_of(game)):
