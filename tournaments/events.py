@@ -115,11 +115,11 @@ def event_game_unlock(*, game: EventGame, key: str, actor) -> EventGame:
 
 
 def game_file_of(game: EventGame) -> packs.GameFile:
-    if not game.game_text:
     if game.live_game_id is not None:  # a multiplex: the organiser's live game as it stands
         from tournaments.multiplex import live_game_file
 
         return live_game_file(game)
+    if not game.game_text:
         raise Conflict("event_game_locked", params={"game": game.game_id})
     return packs.read_game_file(json.loads(game.game_text))
 
@@ -280,29 +280,26 @@ def standings(event: Event, event_solos: bool | None = None) -> dict:
     ``locked`` names the games not unlocked yet (not counted)."""
     games, rules, locked = [], None, []
     centres = tuple(event.centres.values_list("code", flat=True))
+    rounds_closed = {}
     for game in event.games.all():
         if not game.game_text and game.live_game_id is None:
             locked.append(game.game_id)
-    rounds_closed = {}
             continue
         game_file = game_file_of(game)
         rules = rules or game_file.rules
+        rounds_closed[game.game_id] = len(game_file.game.rounds)
         games.append(MergeGame(game.game_id, tuple(r.master.score if r.master else 0 for r in game_file.game.rounds),
                                centres))
     files = [record for record in counted_files(event) if record.game.game_id not in locked]
-        rounds_closed[game.game_id] = len(game_file.game.rounds)
     entries = [entry for record in files for entry in _verified(record).entries()]
     merged = merge_standings(games, entries, rules, event_solos=event_solos,
                              reported={(record.centre.code, record.game.game_id) for record in files})
     merged["locked"] = locked
     merged["provisional"] = merged["provisional"] or bool(locked) or not games
+    merged.update(progress(files, rounds_closed, centres))
     return merged
 
 
-    merged.update(progress(files, rounds_closed, centres))
-CSV_COLUMNS = ("scope", "group", "rank", "name", "licence", "club", "centre", "series", "category", "total", "diff",
-               "percent", "tops", "solos", "warnings")
-SCOPES = (("centre", "by_centre"), ("series", "by_series"), ("category", "by_category"))
 def _rounds_reported(record: ResultsFile) -> int:
     """The rounds a centre's counted file holds: the highest round any of its players has."""
     results = json.loads(record.content)
@@ -322,6 +319,9 @@ def progress(files: list[ResultsFile], rounds_closed: dict[str, int], centres: t
     return {"rounds": rounds_closed, "reported": reported, "behind": behind}
 
 
+CSV_COLUMNS = ("scope", "group", "rank", "name", "licence", "club", "centre", "series", "category", "total", "diff",
+               "percent", "tops", "solos", "warnings")
+SCOPES = (("centre", "by_centre"), ("series", "by_series"), ("category", "by_category"))
 
 
 def standings_csv(merged: dict) -> str:
