@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from engine.merge import EventGame as MergeGame
 from engine.merge import merge_standings
-from tournaments import packs, results_files, seal
+from tournaments import packs, public, results_files, seal
 from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 from tournaments.event_models import Centre, Event, EventGame, ResultsFile
 from tournaments.limits import CENTRE_CODE_MAX, CENTRE_NAME_MAX, EVENT_NAME_MAX, RESULTS_FILE_MAX_BYTES
@@ -111,6 +111,7 @@ def event_game_unlock(*, game: EventGame, key: str, actor) -> EventGame:
     game.game_text = json.dumps(game_file.as_dict(), separators=(",", ":"))
     game.unlocked_at, game.unlocked_by = timezone.now(), actor if _is_staff(actor) else None
     game.save(update_fields=["game_text", "unlocked_at", "unlocked_by"])
+    public.event_changed(game.event_id)
     return game
 
 
@@ -158,6 +159,7 @@ def centre_register(*, event: Event, code: str, name: str = "", public_key: str 
                                            token_digest=token_digest(token))
     except IntegrityError:
         raise Conflict("centre_twice", params={"centre": code}) from None
+    public.event_changed(event.pk)
     return centre, token
 
 
@@ -249,6 +251,7 @@ def results_receive(*, event: Event, raw, centre: Centre | None = None, via: str
                 final=verified.final, content=results_files.results_bytes(results).decode(),
                 differences=list(verified.differences), current=True, via=via,
                 received_by=actor if _is_staff(actor) else None)
+            public.event_changed(event.pk)
     except IntegrityError:  # the same file received at the same instant by another request
         return ResultsFile.objects.get(event=event, sha256=digest), False
     return record, True

@@ -325,6 +325,13 @@ ARBITER_REVIEW_LOSSES = 5
 ARBITER_REVIEW_CACHE_SECONDS = 7 * 24 * 3600
 ARBITER_REVIEW_BUILD_WAIT_SECONDS = 10
 
+# Public results (tournaments/public.py): how long a follower's browser or a proxy may keep an answer without
+# asking again (Cache-Control max-age, seconds), how often an open page asks the feed whether a round closed
+# (with If-None-Match: a 304 costs one cache read), and for how many hours an open page keeps asking.
+ARBITER_PUBLIC_MAX_AGE = env.get_int("PUBLIC_MAX_AGE", 5, minimum=0)
+ARBITER_PUBLIC_POLL_SECONDS = env.get_seconds("PUBLIC_POLL_SECONDS", 5.0)
+ARBITER_PUBLIC_POLL_HOURS = 12
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import events, incidents, lifecycle, packs, training, views
+from tournaments.api import events, incidents, lifecycle, packs, public, training, views
 
 urlpatterns = [
     path("auth/token", views.AuthTokenView.as_view(), name="api-auth-token"),

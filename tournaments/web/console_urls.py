@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from tournaments.web import public
 from tournaments.web.console import (
     centre_results,
     events,
@@ -38,6 +39,8 @@ urlpatterns = [
     path("games/<int:game_id>/archive/", lifecycle.game_archive, name="console-game-archive"),
     path("lexicons/import/", pages.lexicon_import, name="console-lexicon-import"),
     path("tournaments/<int:tournament_id>/restore/", imports.record_import, name="console-record-import"),
+    path("tournaments/<int:tournament_id>/public/", public.tournament_switch, name="console-tournament-public"),
+    path("events/<int:event_id>/public/", public.event_switch, name="console-event-public"),
     path("tournaments/<int:tournament_id>/pack/", packs.pack_import, name="console-pack-import"),
     path("games/<int:game_id>/pack/", packs.pack_page, name="console-pack"),
     path("games/<int:game_id>/pack/unlock/", packs.pack_unlock, name="console-pack-unlock"),

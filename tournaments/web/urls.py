@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from tournaments.web import review, training, views
+from tournaments.web import public, review, training, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,6 +11,9 @@ urlpatterns = [
     # The projector shows the join code: it is reached only through the key the console gives out.
     path("projector/<str:key>", views.projector_page, name="projector"),
     path("projector/<str:key>/standings", views.projector_standings, name="projector-standings"),
+    # Public results: reached only through the key the console gives out once a head turns the link on.
+    path("results/<str:key>/", public.results_page, name="public-results"),
+    path("results/<str:key>/games/<int:number>/", public.game_page, name="public-results-game"),
     path("games/<int:game_id>/live", views.game_live, name="game-live"),
     path("games/<int:game_id>/events", views.game_events, name="game-events"),
     path("games/<int:game_id>/mine", views.player_feed, name="game-mine"),
