@@ -19,6 +19,7 @@ urlpatterns = [
     path("events/<int:event_id>/standings", events.EventStandingsView.as_view(), name="api-event-standings"),
     path("events/<int:event_id>/relay", events.EventRelayView.as_view(), name="api-event-relay"),
     path("events/<int:event_id>/games", events.EventGamesView.as_view(), name="api-event-games"),
+    path("public/<str:key>", public.PublicFeedView.as_view(), name="api-public-feed"),
     path("join", views.JoinView.as_view(), name="api-join"),
     path("games/<int:game_id>", views.GameView.as_view(), name="api-game"),
     path("games/<int:game_id>/players", views.GamePlayersView.as_view(), name="api-game-players"),
