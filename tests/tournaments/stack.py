@@ -59,12 +59,19 @@ def sleep_until(moment: float) -> None:
         time.sleep(left)
 
 
-def database_url() -> str:
-    """The pytest-django test database (this xdist worker's own), as DATABASE_URL."""
+def database_address() -> tuple[str, int]:
+    db = connection.settings_dict
+    return db["HOST"] or HOST, int(db["PORT"] or 5432)
+
+
+def database_url(at: tuple[str, int] | None = None) -> str:
+    """The pytest-django test database (this xdist worker's own), as DATABASE_URL; reached at ``at``
+    (address, port: a forwarder to it) when given."""
     db = connection.settings_dict
     user = db["USER"] or "postgres"
     password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
-    return f"postgres://{user}{password}@{db['HOST'] or HOST}:{db['PORT'] or 5432}/{db['NAME']}"
+    host, port = at or database_address()
+    return f"postgres://{user}{password}@{host}:{port}/{db['NAME']}"
 
 
 def child_env(redis_url: str, **extra: str) -> dict[str, str]:
@@ -85,11 +92,15 @@ def child_env(redis_url: str, **extra: str) -> dict[str, str]:
 
 
 class Process:
-    """A child process in its own process group, its output in a log file."""
+    """A child process in its own process group, its output in a log file; in the network namespace
+    ``netns`` when one is named (``ip netns exec`` becomes the process itself: the same pid and group)."""
 
-    def __init__(self, name: str, argv: list[str], env: dict[str, str] | None, log: Path):
+    def __init__(self, name: str, argv: list[str], env: dict[str, str] | None, log: Path,
+                 netns: str | None = None):
         self.name = name
         self.log_path = log
+        if netns is not None:
+            argv = [ip_program(), "netns", "exec", netns, *argv]
         with open(log, "ab") as out:
             self.popen = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, start_new_session=True)
@@ -148,9 +159,10 @@ def _on_a_free_port(start, attempts: int = 3):
 
 
 class RedisServer(Process):
-    """A redis-server of our own on a loopback port: nothing saved to disk, so a restart starts empty."""
+    """A redis-server of our own on a loopback port: nothing saved to disk, so a restart starts empty.
+    ``also`` are more addresses it listens on (a namespace's link to this one, for its hosts)."""
 
-    def __init__(self, folder: Path, port: int | None = None):
+    def __init__(self, folder: Path, port: int | None = None, also: tuple[str, ...] = ()):
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed")
@@ -158,7 +170,10 @@ class RedisServer(Process):
         folder.mkdir(parents=True, exist_ok=True)
         super().__init__(
             f"redis-{self.port}",
-            [binary, "--port", str(self.port), "--bind", HOST, "--save", "", "--appendonly", "no",
+            # Protected mode refuses any address but loopback without a password: the others here are the
+            # test's own namespace links, which nothing outside this machine reaches.
+            [binary, "--port", str(self.port), "--bind", HOST, *also, *(["--protected-mode", "no"] if also else []),
+             "--save", "", "--appendonly", "no",
              "--dir", str(folder), "--databases", "1"],
             None, folder / f"redis-{self.port}.log",
         )
@@ -184,13 +199,16 @@ class RedisServer(Process):
             client.close()
 
     @classmethod
-    def start(cls, folder: Path) -> RedisServer:
+    def start(cls, folder: Path, also: tuple[str, ...] = ()) -> RedisServer:
         """On a free port (another one if that port was taken meanwhile)."""
-        return _on_a_free_port(lambda: cls(folder))
+        return _on_a_free_port(lambda: cls(folder, also=also))
 
     @property
     def url(self) -> str:
-        return f"redis://{HOST}:{self.port}/0"
+        return self.url_at(HOST)
+
+    def url_at(self, address: str) -> str:
+        return f"redis://{address}:{self.port}/0"
 
 
 # ---- HTTP ------------------------------------------------------------------------------------------------
@@ -218,14 +236,14 @@ def auth(token: str | None) -> dict[str, str]:
 
 
 def request(port: int, method: str, path: str, body=None, token: str | None = None,
-            timeout: float = 15.0, headers: dict | None = None) -> Answer:
-    sent = {"Host": f"{HOST}:{port}", "Accept": "application/json", **auth(token), **(headers or {})}
+            timeout: float = 15.0, headers: dict | None = None, host: str = HOST) -> Answer:
+    sent = {"Host": f"{host}:{port}", "Accept": "application/json", **auth(token), **(headers or {})}
     data = None
     if body is not None:
         data = json.dumps(body).encode()
         sent["Content-Type"] = "application/json"
     started = time.monotonic()
-    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    conn = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
         conn.request(method, path, body=data, headers=sent)
         response = conn.getresponse()
@@ -237,23 +255,27 @@ def request(port: int, method: str, path: str, body=None, token: str | None = No
 
 
 class WebServer(Process):
-    """uvicorn serving arbiter.asgi:application, as in production."""
+    """uvicorn serving arbiter.asgi:application, as in production: ``workers`` processes on one port, in
+    the network namespace ``netns`` on its address ``host`` when given (a web host of several)."""
 
-    def __init__(self, folder: Path, env: dict[str, str], name: str = "web", port: int | None = None):
+    def __init__(self, folder: Path, env: dict[str, str], name: str = "web", port: int | None = None,
+                 *, host: str = HOST, netns: str | None = None, workers: int = 1):
+        self.host = host
         self.port = port or free_port()  # a port given: the same server started again where it was
+        more = ["--workers", str(workers)] if workers > 1 else []
         super().__init__(
             name,
-            [sys.executable, "-m", "uvicorn", "arbiter.asgi:application", "--host", HOST, "--port",
-             str(self.port), "--lifespan", "off", "--timeout-graceful-shutdown", "2",
+            [sys.executable, "-m", "uvicorn", "arbiter.asgi:application", "--host", host, "--port",
+             str(self.port), "--lifespan", "off", "--timeout-graceful-shutdown", "2", *more,
              "--http", "arbiter.server:GuardedHTTPProtocol", "--timeout-keep-alive", "5"],
-            env, folder / f"{name}-{self.port}.log",
+            env, folder / f"{name}-{self.port}.log", netns=netns,
         )
 
         def answers():
             if not self.running:
                 raise _failed(self, "uvicorn stopped")
             try:
-                return request(self.port, "GET", "/healthz", timeout=5).status in (200, 503)
+                return request(self.port, "GET", "/healthz", timeout=5, host=host).status in (200, 503)
             except OSError:
                 return False
 
@@ -270,19 +292,23 @@ class WebServer(Process):
         return _on_a_free_port(lambda: cls(folder, env, name))
 
     def __call__(self, method: str, path: str, body=None, token: str | None = None, **options) -> Answer:
-        return request(self.port, method, path, body=body, token=token, **options)
+        return request(self.port, method, path, body=body, token=token, host=self.host, **options)
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
 
 
 class Worker(Process):
     """A Celery worker (threads pool) on the stack's Redis, ready once it consumes the queue."""
 
-    def __init__(self, folder: Path, env: dict[str, str], name: str = "worker"):
+    def __init__(self, folder: Path, env: dict[str, str], name: str = "worker", netns: str | None = None):
         super().__init__(
             name,
             [sys.executable, "-m", "celery", "-A", "arbiter", "worker", "--purge", "--pool", "threads",
              "--concurrency", "2", "--loglevel", "info", "--without-gossip", "--without-mingle",
              "--without-heartbeat", "--hostname", f"{name}-{os.getpid()}@%h"],
-            env, folder / f"{name}.log",
+            env, folder / f"{name}.log", netns=netns,
         )
 
         def ready():
@@ -307,22 +333,27 @@ class Listener:
 
     port: int
     game_id: int
+    host: str = HOST
     status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # of the answer, names in lower case
     events: list[tuple[float, dict]] = field(default_factory=list)
     error: BaseException | None = None
 
     def __post_init__(self) -> None:
         self._seen = threading.Condition()
-        self._conn = http.client.HTTPConnection(HOST, self.port, timeout=60)
+        self._answered = threading.Event()
+        self._conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         self._thread = threading.Thread(target=self._run, name=f"listener-{self.game_id}", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         try:
             self._conn.request("GET", f"/games/{self.game_id}/events",
-                               headers={"Host": f"{HOST}:{self.port}", "Accept": "text/event-stream"})
+                               headers={"Host": f"{self.host}:{self.port}", "Accept": "text/event-stream"})
             response = self._conn.getresponse()
+            self.headers = {k.lower(): v for k, v in response.getheaders()}
             self.status = response.status
+            self._answered.set()
             data: list[str] = []
             while True:
                 line = response.readline()
@@ -340,6 +371,7 @@ class Listener:
         except Exception as error:  # the test closed the connection, or the stream broke: the test checks
             self.error = error
         finally:
+            self._answered.set()
             with self._seen:
                 self._seen.notify_all()
 
@@ -356,6 +388,10 @@ class Listener:
                     return None
                 self._seen.wait(min(left, 0.2))
 
+    def answered(self, seconds: float) -> bool:
+        """Whether the stream's answer (status and headers) came within ``seconds``."""
+        return self._answered.wait(seconds) and self.status is not None
+
     def close(self) -> None:
         sock = self._conn.sock
         if sock is not None:
@@ -365,3 +401,203 @@ class Listener:
                 pass
         self._conn.close()
         self._thread.join(timeout=5)
+
+
+# ---- several web hosts on this machine: network namespaces, a forwarder, HAProxy ---------------------------
+
+SUBNETS = "10.231"  # the hosts' links: 10.231.N.0/24, N free on this machine (a private range of its own)
+HAPROXY_HOSTS = ROOT / "docker" / "haproxy-hosts.cfg"
+SYSTEM_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/sbin", "/usr/sbin", "/sbin"])
+
+
+def ip_program() -> str | None:
+    return shutil.which("ip", path=SYSTEM_PATH)
+
+
+def haproxy_program() -> str | None:
+    return shutil.which("haproxy", path=SYSTEM_PATH)
+
+
+def _ip(*args: str) -> str:
+    argv = [ip_program() or "ip", *args]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout
+
+
+def free_subnets(count: int) -> list[int]:
+    """``count`` numbers N such that no address or route of this machine is in 10.231.N.0/24."""
+    import random
+
+    seen = _ip("-o", "-4", "addr", "show") + _ip("-4", "route", "show", "table", "all")
+    free = [n for n in range(1, 255) if f"{SUBNETS}.{n}." not in seen]
+    if len(free) < count:
+        raise RuntimeError(f"no {count} free subnets in {SUBNETS}.0.0/16")
+    return random.sample(free, count)
+
+
+class Namespace:
+    """A web host of its own on this machine: a network namespace linked to this one by a veth pair in
+    10.231.N.0/24, ``outside`` (10.231.N.1) this namespace's end, ``inside`` (10.231.N.2) the host's.
+    From inside, this machine's 127.0.0.1 cannot be seen: what the host needs here listens on ``outside``.
+    ``delete`` takes the namespace away, its end of the link with it, whatever was left running there."""
+
+    def __init__(self, name: str, subnet: int):
+        self.name = name
+        self.outside = f"{SUBNETS}.{subnet}.1"
+        self.inside = f"{SUBNETS}.{subnet}.2"
+        self.link = f"vh{os.getpid() % 10**6}n{subnet}"  # at most 15 characters, as Linux allows
+        peer = f"{self.link}p"
+        try:
+            _ip("netns", "add", name)
+            _ip("link", "add", self.link, "type", "veth", "peer", "name", peer)
+            _ip("link", "set", peer, "netns", name)
+            _ip("addr", "add", f"{self.outside}/24", "dev", self.link)
+            _ip("link", "set", self.link, "up")
+            _ip("-n", name, "addr", "add", f"{self.inside}/24", "dev", peer)
+            _ip("-n", name, "link", "set", peer, "up")
+            _ip("-n", name, "link", "set", "lo", "up")
+        except BaseException:
+            self.delete()
+            raise
+
+    def delete(self) -> None:
+        for args in (("netns", "delete", self.name), ("link", "delete", self.link)):
+            try:
+                _ip(*args)
+            except (RuntimeError, subprocess.TimeoutExpired):
+                pass  # already gone (deleting the namespace deletes the pair)
+
+    @property
+    def exists(self) -> bool:
+        return self.name in _ip("netns", "list").split()
+
+
+class Forwarder:
+    """Relays every TCP connection made to ``host``:``port`` to ``target``, a thread per direction: how
+    a namespace's hosts reach this machine's PostgreSQL, which listens on 127.0.0.1 only."""
+
+    def __init__(self, host: str, target: tuple[str, int], port: int = 0):
+        self.target = target
+        self._server = socket.create_server((host, port))
+        self._server.settimeout(0.2)
+        self.host, self.port = host, self._server.getsockname()[1]
+        self._stopping = threading.Event()
+        self._open: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._accept, name=f"forward-{host}", daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                near, _ = self._server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            try:
+                far = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                near.close()
+                continue
+            near.settimeout(None)
+            far.settimeout(None)
+            with self._lock:
+                self._open.update((near, far))
+            for src, dst in ((near, far), (far, near)):
+                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):  # until either end closes
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._server.close()
+        with self._lock:
+            for sock in self._open:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+        self._thread.join(timeout=5)
+
+
+class Proxy(Process):
+    """The system's HAProxy with docker/haproxy-hosts.cfg, on a loopback port, in front of ``hosts``
+    (address:port each, host1, host2, ... in that order); ready once every host passed its health check.
+    ``states()`` and ``stat()`` read its runtime socket."""
+
+    def __init__(self, folder: Path, hosts: list[str], check_host: str = HOST, port: int | None = None):
+        self.port = port or free_port()
+        self.socket_path = folder / f"haproxy-{self.port}.sock"
+        env = {"PATH": os.environ.get("PATH", ""), "PROXY_BIND": f"{HOST}:{self.port}",
+               "ARBITER_CHECK_HOST": check_host, "PROXY_STATS_SOCKET": str(self.socket_path),
+               **{f"ARBITER_WEB{n}": address for n, address in enumerate(hosts, 1)}}
+        super().__init__(f"haproxy-{self.port}", [haproxy_program() or "haproxy", "-db", "-f", str(HAPROXY_HOSTS)],
+                         env, folder / f"haproxy-{self.port}.log")
+        names = {f"host{n}" for n in range(1, len(hosts) + 1)}
+
+        def all_up():
+            if not self.running:
+                raise _failed(self, "haproxy stopped")
+            try:
+                states = self.states()
+            except OSError:
+                return False
+            return set(states) == names and all(state == "UP" for state in states.values())
+
+        try:
+            if not wait_for(all_up, START_SECONDS, step=0.1):
+                raise RuntimeError(f"haproxy's hosts did not all come up: {self._safe_states()} {self.log()}")
+        except BaseException:
+            self.stop()
+            raise
+
+    def _ask(self, command: str) -> str:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(5)
+            sock.connect(str(self.socket_path))
+            sock.sendall(command.encode() + b"\n")
+            chunks = []
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        return b"".join(chunks).decode()
+
+    def states(self) -> dict[str, str]:
+        """{server name: "UP" | "DOWN" | ...} of the backend, as its checks see them now."""
+        named = {0: "DOWN", 1: "STARTING", 2: "UP", 3: "STOPPING"}
+        states = {}
+        for line in self._ask("show servers state web").splitlines():
+            fields = line.split()
+            if len(fields) > 5 and fields[0].isdigit():  # be_id be_name srv_id srv_name srv_addr srv_op_state
+                states[fields[3]] = named.get(int(fields[5]), fields[5])
+        return states
+
+    def _safe_states(self):
+        try:
+            return self.states()
+        except OSError as error:
+            return repr(error)
+
+    def stat(self, server: str) -> dict[str, str]:
+        """The server's line of ``show stat`` (CSV): status, wretr (retries), wredis (sent elsewhere), ..."""
+        lines = self._ask("show stat").splitlines()
+        header = lines[0].lstrip("# ").split(",")
+        for line in lines[1:]:
+            row = dict(zip(header, line.split(","), strict=False))
+            if row.get("pxname") == "web" and row.get("svname") == server:
+                return row
+        raise KeyError(server)
