@@ -47,6 +47,10 @@ TEXTS = {
     ("bad_word", "not_letters"): gettext_noop("%(word)s: only letters may be written (not %(letters)s)"),
     ("bad_word", "no_tile"): gettext_noop("%(word)s: no tile for %(letters)s in this set"),
     "bad_blank_mark": gettext_noop("%(word)s: a ? marks the one letter after it as a blank"),
+    # Typed racks read with a tile set's labels and aliases (tiles.TileReadingError).
+    "no_tile": gettext_noop("%(text)s: not tiles of the set %(tileset)s"),
+    "ambiguous_rack": gettext_noop("%(text)s can be read more than one way: %(readings)s; write a tile of "
+                                   "several letters in brackets, e.g. [CH]"),
 }
 
 
