@@ -37,9 +37,9 @@ def _cache_ok() -> tuple[bool, str]:
     from django.core.cache import cache
 
     ping = getattr(cache, "ping", None)
-    if ping is not None:
-        return ping()
     try:
+        if ping is not None:
+            return ping()  # a refusal by Redis itself (protected mode, a password asked) is down too, not a 500
         cache.set("healthz", "ok", timeout=10)
         return cache.get("healthz") == "ok", type(cache).__name__
     except Exception as exc:
