@@ -17,7 +17,7 @@ from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from engine.notation import canonical_ref  # noqa: F401  (re-exported for the views)
-from engine.rules import Rules, rules_preset
+from engine.rules import VARIANT_FIELDS, Rules, rules_preset
 from engine.tiles import load_tileset
 from tournaments.api.text import text_fault
 from tournaments.formats import iso
@@ -217,7 +217,8 @@ class StrictCharFieldExtension(OpenApiSerializerFieldExtension):
 # The rules a tournament may override (engine.rules.Rules): each with its type and bounds.
 RULE_BOUNDS = {"rack_size": (1, 15), "early_min_vowels": (0, 15), "early_min_consonants": (0, 15),
                "late_min_vowels": (0, 15), "late_min_consonants": (0, 15), "solo_min_players": (0, 100_000)}
-RULE_FIELDS = {f.name: f.type for f in dataclasses.fields(Rules) if f.name not in ("preset", "round_seconds")}
+RULE_FIELDS = {f.name: f.type for f in dataclasses.fields(Rules)
+               if f.name not in ("preset", "round_seconds", *VARIANT_FIELDS)}
 
 
 def _rule_schema(name: str, kind) -> dict:
