@@ -11,6 +11,15 @@ either, the game is over.
 Randomness is injected (a ``random.Random``): the bag is sorted before each draw, so a game's seed
 replays every draw whatever order the caller stores the bag in.
 
+Variants (``rules.joker`` or ``rules.explosive``): every rack holds a blank while the bag has one, one at
+a time: when the kept letters hold none, one is put in the new letters first and the bag's other blanks
+stay out of the draw; a rejected rack goes back whole and the next one gets its blank again.  In a joker
+game a blank the master placed is replaced on the board by the real letter while the bag holds one
+(``replace_played_blanks``): the letter leaves the bag, the blank goes back in for the next rack.  In an
+explosive game the new blank is replaced, once the rack is valid, by the letter a caller's
+``choose_blank`` names (``explosive_chooser``: the letter the blank stands for in the rack's top), when
+the bag still holds that letter and the rack stays valid; ``Draw.replaced`` says which.
+
 Rack text: ``?`` is a blank.  A rack is displayed with the kept letters first, alphabetically with the
 blank last, then the new ones in the same order.  A *record* (``format_rack``) separates the two with
 ``+`` when letters were kept: ``EIR+ADST?``; with nothing kept it is just the new letters.  A rejected
@@ -24,8 +33,10 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .board import Board
+from .layout import SIZE
 from .refusals import refusal_message
-from .tiles import BLANK_CHAR
+from .tiles import BLANK, BLANK_CHAR, letter_code
 
 # Retrying is only entered when a valid rack is known to exist, so the chance of each draw is
 # positive; the bound turns an unforeseen impossibility into an error instead of a hang.
@@ -52,6 +63,7 @@ class Draw:
     drawn: str  # the new letters
     rejected: list[str] = field(default_factory=list)  # e.g. ["-AEIOUU+"], in order
     bag: list[str] = field(default_factory=list)  # what is left in the bag, sorted
+    replaced: str = ""  # explosive: the letter that replaced the new blank ("" when none did)
 
     @property
     def record(self) -> str:
@@ -161,35 +173,127 @@ def _can_complete(keep: str, bag, rack_size: int, minimums: tuple[int, int], til
     return False
 
 
-def draw_rack(bag, kept: str, round_number: int, rng: random.Random, tileset, rules) -> Draw:
+def _blank_every_rack(rules) -> bool:
+    return bool(rules.joker or rules.explosive)
+
+
+def _split_blanks(bag: list[str], keep: str, rules) -> tuple[str, list[str], list[str]]:
+    """(the blank put in the new letters or "", the bag drawn from, the blanks held out of the draw).
+
+    Without a blank in every rack: nothing forced, the whole bag, nothing held out."""
+    if not _blank_every_rack(rules):
+        return "", bag, []
+    blanks = [t for t in bag if t == BLANK_CHAR]
+    rest = [t for t in bag if t != BLANK_CHAR]
+    if BLANK_CHAR in keep or not blanks:
+        return "", rest, blanks
+    return BLANK_CHAR, rest, blanks[1:]
+
+
+def draw_rack(bag, kept: str, round_number: int, rng: random.Random, tileset, rules, *, choose_blank=None) -> Draw:
     """Draw this round's rack: the kept letters plus letters from the bag, redrawn until valid.
 
+    ``choose_blank`` (explosive games): called with the valid rack, returns the letter its new blank is
+    to become, or None when the rack's top does not need it (see ``explosive_chooser``).
     Raise RackError("game_over") when the letters left cannot make a valid rack.
     """
     kept = _check_letters(kept or "", "kept", tileset)
     bag = sorted(bag, key=tile_order)
     _check_letters("".join(bag), "bag", tileset)
-    minimums = minimums_in_force(bag + list(kept), round_number, tileset, rules)
+    if rules.explosive and choose_blank is None:
+        raise ValueError("an explosive game's draw needs choose_blank (engine.drawing.explosive_chooser)")
+    forced, pool, held = _split_blanks(bag, kept, rules)
+    minimums = minimums_in_force(pool + list(kept) + list(forced), round_number, tileset, rules)
     if minimums is None:
         raise RackError("game_over", why="no_valid_rack")
     rejected: list[str] = []
     keep = sort_tiles(kept)
-    if keep and not _can_complete(keep, bag, rules.rack_size, minimums, tileset):
+    if keep and not _can_complete(keep + forced, pool, rules.rack_size, minimums, tileset):
         # The kept letters alone make the rule impossible (six vowels kept): back into the bag before
         # anything is drawn, recorded with nothing new (-AEIOUU+).
         rejected.append("-" + format_rack(keep, ""))
         bag = sorted(bag + list(keep), key=tile_order)
         keep = ""
+        forced, pool, held = _split_blanks(bag, keep, rules)
     for _ in range(_MAX_DRAWS):
-        count = min(rules.rack_size - len(keep), len(bag))
-        drawn = [bag.pop(rng.randrange(len(bag))) for _ in range(count)]
+        count = min(rules.rack_size - len(keep) - len(forced), len(pool))
+        drawn = [forced] if forced else []
+        drawn += [pool.pop(rng.randrange(len(pool))) for _ in range(count)]
         if _meets(keep + "".join(drawn), minimums, tileset):
-            new = sort_tiles(drawn)
-            return Draw(rack=keep + new, kept=keep, drawn=new, rejected=rejected, bag=bag)
+            left = sorted(pool + held, key=tile_order)
+            draw = Draw(rack=keep + sort_tiles(drawn), kept=keep, drawn=sort_tiles(drawn), rejected=rejected, bag=left)
+            if rules.explosive and forced:
+                draw = _explode(draw, minimums, rng, tileset, rules, choose_blank)
+            return draw
         rejected.append("-" + format_rack(keep, "".join(drawn)))
-        bag = sorted(bag + list(keep) + drawn, key=tile_order)
+        bag = sorted(pool + held + list(keep) + drawn, key=tile_order)
         keep = ""
+        forced, pool, held = _split_blanks(bag, keep, rules)
     raise RackError("game_over", why="no_draw")
+
+
+def _explode(draw: Draw, minimums, rng: random.Random, tileset, rules, choose_blank) -> Draw:
+    """The explosive rule on a valid draw whose new letters hold a blank: the blank becomes the letter
+    ``choose_blank`` names (or, when the top does not need it, a letter of the bag at random with
+    ``rules.explosive_random_when_unused``) if the bag still holds it and the rack stays valid."""
+    letter = choose_blank(draw.rack)
+    candidates = [t for t in draw.bag if t != BLANK_CHAR]
+    if letter is None and rules.explosive_random_when_unused and candidates:
+        letter = candidates[rng.randrange(len(candidates))]
+    if letter is None or letter not in candidates:
+        return draw
+    drawn = list(draw.drawn)
+    drawn.remove(BLANK_CHAR)
+    drawn.append(letter)
+    new = sort_tiles(drawn)
+    if not _meets(draw.kept + new, minimums, tileset):
+        return draw
+    bag = list(draw.bag)
+    bag.remove(letter)
+    bag = sorted([*bag, BLANK_CHAR], key=tile_order)
+    return Draw(rack=draw.kept + new, kept=draw.kept, drawn=new, rejected=draw.rejected, bag=bag, replaced=letter)
+
+
+def explosive_chooser(board, lexicon, tileset, rules):
+    """``choose_blank`` for an explosive game on ``board``: the letter the blank stands for in the rack's
+    top, or None when no play exists or some tied top places no blank (the master would be one of those,
+    §3.4).  Among tops that all need it, the first in the search's order decides."""
+    from .search import find_tops  # noqa: PLC0415  (search is below drawing; imported when a game needs it)
+
+    def choose(rack: str):
+        tops = find_tops(board, rack, lexicon, tileset, rules)
+        if not tops.plays or any(not any(t[3] for t in play.tiles) for play in tops.plays):
+            return None
+        for _row, _col, letter, is_blank in tops.plays[0].tiles:
+            if is_blank:
+                return letter.upper()
+        return None
+
+    return choose
+
+
+def replace_played_blanks(board: Board, tiles, bag, rules) -> tuple[Board, list[str], str]:
+    """The joker rule after a master is placed: each blank it placed (``tiles``: the master's
+    ((row, col, letter, is_blank), ...)) whose letter the bag still holds becomes that letter on the board;
+    the letter leaves the bag and the blank goes back in.  Returns (board, bag, letters replaced).
+    Without ``rules.joker`` and ``rules.joker_replace``, nothing changes."""
+    bag = sorted(bag, key=tile_order)
+    if not (rules.joker and rules.joker_replace):
+        return board, bag, ""
+    squares = list(board.squares)
+    replaced = []
+    for row, col, letter, is_blank in tiles:
+        i = row * SIZE + col
+        real = letter.upper()
+        if not is_blank or real not in bag:
+            continue
+        if squares[i] != letter_code(real) | BLANK:
+            raise ValueError(f"square ({row}, {col}) does not hold the blank {letter!r} the play placed")
+        squares[i] = letter_code(real)
+        bag.remove(real)
+        bag.append(BLANK_CHAR)
+        replaced.append(real)
+    return Board(squares), sorted(bag, key=tile_order), "".join(replaced)
 
 
 def check_typed_rack(
