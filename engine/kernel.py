@@ -115,13 +115,16 @@ class BoardArrays(NamedTuple):
 
 class RackArrays(NamedTuple):
     """The rack and what scores it: its tiles by letter code (index 0 the blanks), its tiles' values best
-    first, every tile's value (by tile code), the rules' rack size and bingo bonus."""
+    first, every tile's value (by tile code), the rules' tiles earning the bingo bonus (``rack_size``: 7),
+    the bingo bonus, the bonus for one tile more (7 et 8) and the most tiles a play may place."""
 
     counts: np.ndarray
     rack_values: np.ndarray
     values: np.ndarray
     rack_size: int
     bingo: int
+    big_bingo: int
+    max_placed: int
 
 
 class _Walk(NamedTuple):
@@ -258,9 +261,10 @@ def board_arrays(views, first_move: bool, centres, letter_mult, word_mult, singl
     return board._replace(starts=board.starts[:n_starts].copy())
 
 
-def rack_arrays(counts, rack_values, values, rack_size: int, bingo: int) -> RackArrays:
+def rack_arrays(counts, rack_values, values, rack_size: int, bingo: int, big_bingo: int = 0,
+                max_placed: int = 7) -> RackArrays:
     return RackArrays(np.array(counts, dtype=np.int64), np.array(rack_values, dtype=np.int64),
-                      np.array(values, dtype=np.int64), rack_size, bingo)
+                      np.array(values, dtype=np.int64), rack_size, bingo, big_bingo, max_placed)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -721,6 +725,7 @@ def _windows(bd, rack, rack_len, avail, with_bounds, windows, u_bound):
     ``windows``, their best bound into u_bound[u] (-1 with none).  (One call for every start: each array
     read from a NamedTuple costs a reference count.)"""
     values, rack_values, rack_size, bingo = rack.values, rack.rack_values, rack.rack_size, rack.bingo
+    most = min(rack_len, rack.max_placed)
     sq, allowed, cross_base, cross_mult, anchor = bd.squares, bd.allowed, bd.cross_base, bd.cross_mult, bd.anchor
     lm, wm, starts = bd.letter_mult, bd.word_mult, bd.starts
     w_bound, w_len, w_mult, w_bonus = windows.bound, windows.length, windows.mult, windows.bonus
@@ -730,7 +735,7 @@ def _windows(bd, rack, rack_len, avail, with_bounds, windows, u_bound):
     cross_mults = np.empty(SIZE, dtype=np.int64)
     for u in range(starts.shape[0]):
         o, start, reach = starts[u, 0], starts[u, 1], starts[u, 2]
-        if reach > rack_len:
+        if reach > most:
             continue
         row_end = start - start % SIZE + SIZE
         count = 0
@@ -748,7 +753,7 @@ def _windows(bd, rack, rack_len, avail, with_bounds, windows, u_bound):
                 fixed[u, n_fixed] = t & 31
                 n_fixed += 1
             else:
-                if new == rack_len or not allowed[o, e] & avail:
+                if new == most or not allowed[o, e] & avail:
                     break
                 letter_mults[new] = lm[o, e]
                 cross_mults[new] = cross_mult[o, e]
@@ -759,7 +764,7 @@ def _windows(bd, rack, rack_len, avail, with_bounds, windows, u_bound):
                 cross_sum += cross_base[o, e] * cross_mult[o, e]
             if not hooked or e == start or (e + 1 < row_end and sq[o, e + 1]) or new == 0:
                 continue
-            bonus = bingo if new == rack_size else 0
+            bonus = bingo if new == rack_size else (rack.big_bingo if new == rack_size + 1 else 0)
             bound = 0
             if with_bounds:
                 # Rack values (best first) paired with the squares' coefficients best first.

@@ -285,6 +285,7 @@ class _Search:
         self.counts = list(self.rack)
         self.blanks = self.counts[0]
         self.rack_len = len(rack)
+        self.most = rules.placeable(len(rack))  # tiles a play may place (7 of a rack of 8 in 7 sur 8)
         self.letters = sum(1 << c for c in range(1, 27) if self.counts[c])
         if orientations is None:
             orientations = board_analysis(board, lexicon, tileset, rules)
@@ -300,10 +301,10 @@ class _Search:
     def units(self, bounds: bool):
         """(best bound, orientation, start square, windows) for every start with a window."""
         units = []
-        rack_len = self.rack_len
+        most = self.most
         for o in self.orientations:
             for s, reach in o.starts:
-                if reach > rack_len:
+                if reach > most:
                     continue
                 windows = self.windows(o, s, bounds)
                 if windows:
@@ -315,8 +316,8 @@ class _Search:
         inside when the window takes the whole rack, else None): a play of that length from that start
         scores main-word letters x multiplier + cross-words + bonus.  Without ``bounds`` the bound is 0."""
         values = self.values
-        rack_len, rack_values = self.rack_len, self.rack_values
-        rack_size, bingo = self.rules.rack_size, self.rules.bingo_bonus
+        rack_len, rack_values, most = self.rack_len, self.rack_values, self.most
+        bonus_for = self.rules.bonus_for
         avail = ALL_LETTERS if self.blanks else self.letters
         sq, allowed, cross_base, cross_mult, anchor = o.squares, o.allowed, o.cross_base, o.cross_mult, o.anchor
         lm, wm = o.letter_mult, o.word_mult
@@ -332,7 +333,7 @@ class _Search:
                 hooked = True
                 fixed.append(t & LETTER_MASK)
             else:
-                if new == rack_len or not allowed[e] & avail:
+                if new == most or not allowed[e] & avail:
                     break
                 new += 1
                 if anchor[e]:
@@ -343,7 +344,7 @@ class _Search:
                 cross_sum += cross_base[e] * cross_mult[e]
             if not hooked or e == start or (e + 1 < row_end and sq[e + 1]) or not new:
                 continue
-            bonus = bingo if new == rack_size else 0
+            bonus = bonus_for(new)
             if bounds:
                 # Rack values paired with the best coefficients (rearrangement inequality).
                 coefficients = sorted([a * (wmul + b) for a, b in zip(letter_mults, cross_mults, strict=True)], reverse=True)

@@ -2,8 +2,9 @@
 
 Letter premiums apply before word premiums, two word premiums multiply, premiums count only under tiles
 placed this round, a blank scores 0 but still triggers word premiums; every word formed is scored (main
-and cross-words, a shared letter counting in each); placing ``rules.rack_size`` tiles adds
-``rules.bingo_bonus`` after the word multipliers.
+and cross-words, a shared letter counting in each); placing ``rules.bingo_tiles`` tiles (7) adds
+``rules.bingo_bonus`` after the word multipliers, one more (8, in 7 et 8) ``rules.big_bingo_bonus``
+(``Rules.bonus_for``).
 
 Everything here reads a view of the board (``engine.lane``): the play runs along a lane, ``placed`` maps
 the view's squares of the new tiles to their tile codes, and a word is a list of the view's squares.
@@ -79,6 +80,4 @@ def formed_words(view, placed) -> list[list[int]]:
 
 def score_words(words, view, placed, lane, tileset, rules) -> int:
     score = sum(word_score(cells, view, placed, tileset.values, lane) for cells in words)
-    if len(placed) == rules.rack_size:
-        score += rules.bingo_bonus
-    return score
+    return score + rules.bonus_for(len(placed))

@@ -216,7 +216,8 @@ def _run_compiled(mode: str, n: int, board, rack: str, lexicon, tileset, rules):
         arrays = kernel.lexicon_arrays(lexicon)
         views, analysis = _compiled_analysis(kernel, board, lexicon, tileset, rules, arrays)
         state = kernel.np.array([-1, 0, 0, 0], dtype=kernel.np.int64)
-        held = kernel.rack_arrays(counts, rack_values, tileset.values, rules.rack_size, rules.bingo_bonus)
+        held = kernel.rack_arrays(counts, rack_values, tileset.values, rules.bingo_tiles, rules.bingo_bonus,
+                                  rules.big_bingo_bonus, rules.max_placed)
         found = kernel.search(getattr(kernel, mode), n, arrays.graph, arrays.anagrams, analysis, held, state)
         if mode == "SPREAD" and state[1] < 0:
             raise RuntimeError("a play scored above its bound")
