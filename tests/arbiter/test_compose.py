@@ -1,7 +1,12 @@
 """The compose file: every variable it sets is one the settings read; every needed service is there."""
 
+import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from arbiter.env import ENV_VARIABLES
@@ -59,3 +64,85 @@ def test_dockerfile_runs_as_non_root_and_collects_static_files():
     assert "-slim" in dockerfile.splitlines()[1]
     assert "\nUSER arbiter" in dockerfile
     assert "collectstatic --noinput" in dockerfile
+
+
+# ---- profile hosts: several web hosts behind HAProxy (docker/haproxy-hosts.cfg) ------------------------------
+
+HOSTS_PROXY_CONFIG = ROOT / "docker" / "haproxy-hosts.cfg"
+DEFAULT_SHAPE = ("postgres", "redis", "migrate", "web", "worker", "beat")
+
+
+def hosts_profile() -> dict[str, dict]:
+    return {name: service for name, service in COMPOSE["services"].items() if "hosts" in service.get("profiles", [])}
+
+
+def default_of(value: str) -> str:
+    """The default of a ``${NAME:-default}`` compose value."""
+    found = re.fullmatch(r"\$\{\w+:-([^}]*)\}", value)
+    assert found, value
+    return found.group(1)
+
+
+def test_the_default_shape_starts_without_a_profile():
+    for name in DEFAULT_SHAPE:
+        assert not COMPOSE["services"][name].get("profiles"), f"{name} would no longer start by default"
+    assert COMPOSE["services"]["web"]["ports"] == ["8000:8000"]
+
+
+def test_profile_hosts_is_two_web_hosts_like_web_behind_the_proxy_and_nothing_else():
+    profile = hosts_profile()
+    webs = sorted(name for name in profile if name != "hosts-proxy")
+    assert webs == ["web1", "web2"] and "hosts-proxy" in profile
+    web = COMPOSE["services"]["web"]
+    for name in webs:
+        host = profile[name]
+        assert host["build"] == web["build"] and host["healthcheck"] == web["healthcheck"]
+        assert "command" not in host and "ports" not in host  # the image's uvicorn; reached through the proxy only
+        assert host["environment"] == {**web["environment"], "TRUSTED_PROXIES": "1"}
+        assert host["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    proxy = profile["hosts-proxy"]
+    assert "./haproxy-hosts.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in proxy["volumes"]
+    named = {key: value for key, value in proxy["environment"].items() if key.startswith("ARBITER_WEB")}
+    assert named == {f"ARBITER_WEB{n}": f"{name}:8000" for n, name in enumerate(webs, 1)}
+    assert set(proxy["depends_on"]) == set(webs)
+    config = HOSTS_PROXY_CONFIG.read_text()
+    for key in named:  # a server line for each host the profile names
+        assert re.search(rf'^\s*server host\d+ "\$\{{{key}\}}"', config, re.M), key
+
+
+def test_the_proxy_checks_health_and_keeps_no_stickiness():
+    lines = [line.split("#")[0].strip() for line in HOSTS_PROXY_CONFIG.read_text().splitlines()]
+    lines = [line for line in lines if line]
+    assert "balance roundrobin" in lines and "option httpchk" in lines
+    assert any(line.startswith("http-check send meth GET uri /healthz ") for line in lines)
+    assert any(line.startswith("default-server check ") for line in lines)
+    for sticky in ("cookie", "stick", "stick-table", "option prefer-last-server", "balance source", "hash-type"):
+        assert not any(line.split()[0] == sticky or line.startswith(sticky + " ") for line in lines), sticky
+    assert "option redispatch 1" in lines and "option http-buffer-request" in lines
+
+
+def test_postgresql_takes_every_pool_of_the_hosts_profile_at_its_largest():
+    """max_connections >= (web processes + worker processes) x DB_POOL_MAX_SIZE + 5 (docker/README.md)."""
+    services = COMPOSE["services"]
+    command = services["postgres"]["command"]
+    limit = int(default_of(command[command.index("-c") + 1].split("=", 1)[1]))
+    pool = int(default_of(services["web"]["environment"]["DB_POOL_MAX_SIZE"]))
+    web_processes = int(re.search(r'"--workers", "(\d+)"', (ROOT / "docker" / "Dockerfile").read_text()).group(1))
+    worker = services["worker"]["command"]
+    worker_processes = int(worker[worker.index("--concurrency") + 1])
+    for webs in (1, len(hosts_profile()) - 1):  # the default shape, profile hosts
+        assert limit >= (webs * web_processes + worker_processes) * pool + 5, (webs, limit)
+
+
+@pytest.mark.skipif(shutil.which("haproxy", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin"])) is None,
+                    reason="needs the haproxy program to read its configuration")
+def test_haproxy_reads_the_hosts_configuration_with_the_profiles_environment():
+    haproxy = shutil.which("haproxy", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin"]))
+    environment = {key: default_of(value) if value.startswith("${") else value
+                   for key, value in hosts_profile()["hosts-proxy"]["environment"].items()}
+    checked = subprocess.run([haproxy, "-c", "-q", "-f", str(HOSTS_PROXY_CONFIG)], capture_output=True, text=True,
+                             env={"PATH": os.environ.get("PATH", ""), **environment}, timeout=30)
+    assert checked.returncode == 0, checked.stderr
+    bare = subprocess.run([haproxy, "-c", "-q", "-f", str(HOSTS_PROXY_CONFIG)], capture_output=True, text=True,
+                          env={"PATH": os.environ.get("PATH", "")}, timeout=30)
+    assert bare.returncode != 0  # ARBITER_WEB1 is required: no host, no proxy
