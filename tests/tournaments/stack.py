@@ -601,3 +601,94 @@ class Proxy(Process):
             if row.get("pxname") == "web" and row.get("svname") == server:
                 return row
         raise KeyError(server)
+
+
+# ---- a link that can be cut --------------------------------------------------------------------------------------
+
+
+class CuttableLink:
+    """A TCP forwarder on a loopback address, in front of ``target`` (host, port): what a centre reaches its
+    organiser through in a test. ``cut()`` closes its port and every connection through it (the centre's
+    connections are then refused, as when the club's line drops); ``restore()`` listens again on the same port.
+    Threads of its own, each bounded by socket timeouts; ``stop()`` ends them."""
+
+    def __init__(self, host: str, target: tuple[str, int]):
+        self.host, self.target = host, target
+        self.port = 0
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        self._listener: socket.socket | None = None
+        self._stopped = threading.Event()
+        self.restore()
+
+    def restore(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((self.host, self.port))
+        listener.listen(16)
+        listener.settimeout(0.2)
+        self.port = listener.getsockname()[1]
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), name=f"forwarder-{self.port}", daemon=True).start()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while not self._stopped.is_set() and self._listener is listener:
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return  # closed by cut()
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._sockets.update((client, upstream))
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        source.settimeout(1.0)
+        try:
+            while not self._stopped.is_set():
+                try:
+                    data = source.recv(65536)
+                except TimeoutError:
+                    continue
+                if not data:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+                with self._lock:
+                    self._sockets.discard(sock)
+
+    def cut(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+        with self._lock:
+            live = list(self._sockets)
+        for sock in live:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self.cut()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"

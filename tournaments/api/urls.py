@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments.api import events, incidents, lifecycle, packs, public, training, views
+from tournaments.api import events, incidents, lifecycle, packs, public, relay, training, views
 
 urlpatterns = [
     path("auth/token", views.AuthTokenView.as_view(), name="api-auth-token"),
@@ -18,6 +18,8 @@ urlpatterns = [
     path("events/<int:event_id>/results", events.EventResultsView.as_view(), name="api-event-results"),
     path("events/<int:event_id>/standings", events.EventStandingsView.as_view(), name="api-event-standings"),
     path("events/<int:event_id>/relay", events.EventRelayView.as_view(), name="api-event-relay"),
+    path("tournaments/<int:tournament_id>/relay", relay.TournamentRelayView.as_view(), name="api-tournament-relay"),
+    path("games/<int:game_id>/relay", relay.GameRelayView.as_view(), name="api-game-relay"),
     path("events/<int:event_id>/games", events.EventGamesView.as_view(), name="api-event-games"),
     path("public/<str:key>", public.PublicFeedView.as_view(), name="api-public-feed"),
     path("join", views.JoinView.as_view(), name="api-join"),

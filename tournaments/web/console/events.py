@@ -161,6 +161,18 @@ def _act(request: HttpRequest, event) -> None:  # noqa: C901, PLR0912
         token = events.centre_new_token(centre=centre)
         messages.success(request, _("Centre %(centre)s's new push token, shown this once: %(token)s")
                          % {"centre": centre.code, "token": token})
+    elif action == "open":  # a multiplex: a game played live here opened to the centres
+        from tournaments import multiplex
+        from tournaments.models import Game
+
+        game = Game.objects.filter(pk=_an_id(request.POST.get("live_game"))).first()
+        if game is None:
+            raise ServiceError("not_found", status=404, params={"game": request.POST.get("live_game", ""),
+                                                                "why": "game"})
+        opened = multiplex.game_open(event=event, game=game, game_id=request.POST.get("game_id", ""),
+                                     actor=request.user)
+        messages.success(request, _("Game %(game)s opened to the centres: they follow it from now on.")
+                         % {"game": opened.game_id})
     elif action == "upload":
         raw = _read(request, RESULTS_FILE_MAX_BYTES)
         if raw is not None:
@@ -190,7 +202,7 @@ def _centre(event, value) -> Centre:
 def event_act(request: HttpRequest, event_id: int) -> HttpResponse:
     """One of the event page's forms: ``action`` profile (a candidate game file's
     figures, kept in the session until shown), qr (a typed key drawn as its QR code), pack, unlock, centre, key,
-    token or upload. A refusal is shown
+    token, upload or open (a game played here opened to the centres: a multiplex). A refusal is shown
     on the page and changes nothing."""
     event = _event(event_id)
     try:
@@ -209,8 +221,12 @@ def event_standings(request: HttpRequest, event_id: int) -> HttpResponse:
                        for name, rows in merged[key].items()])
               for title, scope, key in ((_("By centre"), "centre", "by_centre"), (_("By series"), "series", "by_series"),
                                         (_("By category"), "category", "by_category"))]
+    # Which rounds each centre has reported, game by game: the centres behind marked.
+    reported = [{"game": game, "centre": centre, "count": count, "total": merged["rounds"][game],
+                 "behind": count < merged["rounds"][game]}
+                for game, by_centre in merged["reported"].items() for centre, count in by_centre.items()]
     return render(request, "console/event_standings.html", {
-        "section": "events", "event": event, "merged": merged, "groups": groups,
+        "section": "events", "event": event, "merged": merged, "groups": groups, "reported": reported,
         "breadcrumbs": _crumbs(event, _("Merged standings")),
     })
 

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from tournaments import selectors, services
+from tournaments import relay, selectors, services
 from tournaments.errors import ServiceError
 from tournaments.models import Game, GamePack, Round
 from tournaments.services import refuse_if_paused
@@ -19,7 +19,13 @@ from tournaments.web.forms import DrawForm, MasterForm
 from tournaments.web.views import board_context
 
 from . import queries
-from .access import arbitrator_required, head_required, report_error, report_form_errors
+from .access import (
+    arbitrator_required,
+    head_required,
+    report_error,
+    report_form_errors,
+    tournament_head_required,
+)
 from .incidents import incident_context
 from .texts import game_breadcrumbs, game_status_text, round_status_text
 
@@ -63,6 +69,7 @@ def panel_context(game: Game) -> dict:
         "board": board_context(state["board"], game.tournament.coordinates),
         "draw_form": DrawForm(),
         "pending_rejected": list(game.pending_rejected),
+        "relay": relay.console_state(game),  # a game following the organiser's (a multiplex): its link
     }
 
 
@@ -196,4 +203,32 @@ def rack_reject(request: HttpRequest, game_id: int) -> HttpResponse:
     else:
         messages.warning(request, _("Rejected draw recorded: %(draw)s. Every letter is back in the bag: draw 7 new "
                                     "letters and type them.") % {"draw": rejected[-1]})
+    return redirect("console-game", game_id=game.pk)
+
+
+@head_required
+@require_POST
+def relay_auto_start(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The multiplex's "start the clock when the rack arrives", on or off."""
+    game = queries.game(game_id)
+    try:
+        relay.set_auto_start(game=game, auto_start=request.POST.get("auto_start") == "1", actor=request.user)
+    except ServiceError as error:
+        report_error(request, error)
+    return redirect("console-game", game_id=game.pk)
+
+
+@tournament_head_required
+@require_POST
+def relay_follow(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """A new game of the tournament following the organiser's live game (a multiplex)."""
+    tournament = queries.tournament(tournament_id)
+    try:
+        game = relay.follow(tournament=tournament, actor=request.user, auto_start=request.POST.get("auto_start") == "1")
+    except ServiceError as error:
+        report_error(request, error)
+        return redirect("console-tournament", tournament_id=tournament.pk)
+    messages.success(request, _("Game %(number)s follows the organiser's game %(game)s: each rack arrives when the "
+                                "organiser starts its round.") % {"number": game.number,
+                                                                 "game": game.relay_link.event_game})
     return redirect("console-game", game_id=game.pk)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
+from tournaments.relay import relay_address
 from tournaments.web.forms import GameForm, LexiconImportForm, TournamentForm
 
 from . import queries
@@ -65,6 +66,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return render(request, "console/tournament.html", {
         "section": "tournaments",
         "tournament": tournament,
+        "relay_configured": relay_address() is not None,  # this centre has an organiser: it may follow its game
         "games": games,
         "game_form": GameForm(),
         # A tournament none of whose games has a log can be deleted with them (services/lifecycle.py).
