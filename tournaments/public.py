@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -38,7 +39,7 @@ from django.utils.http import parse_etags
 from tournaments import selectors
 from tournaments.formats import brief
 from tournaments.models import Event, Game, PublicLink, Round, Tournament
-from tournaments.versions import _CLOCK_KEY, _next_version, game_versions
+from tournaments.versions import _CLOCK_KEY, _next_version, cache_available, game_versions
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ def link_set(*, on: bool, actor, tournament: Tournament | None = None, event: Ev
 def forget(key: str) -> None:
     """The link changed (turned on or off): its stamp goes, and the clock moves, so that every process asks the
     database again at the next request (a stamp that could not be deleted is outdated by the clock)."""
+    _held.pop(key, None)
     try:
         cache.delete(_stamp_key(key))
         _next_version()
@@ -139,6 +141,9 @@ class Published:
     kind: str
 
     def data(self) -> dict:
+        held = _held.get(self.key)
+        if held is not None and held[1] == self.tag:
+            return held[2]
         data = cache.get(_data_key(self.key, self.tag))
         if data is None:  # evicted, or the cache is out of reach: built again from the database
             found = _build(self.key)
@@ -156,9 +161,14 @@ def published(key: str) -> Published | None:
     stamp, clock = found.get(stamp_key), found.get(_CLOCK_KEY)
     if stamp is not None and clock is not None and stamp["clock"] == clock:
         return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
+    if not cache_available():
+        held = _held.get(key)
+        if held is not None and time.monotonic() - held[0] < settings.ARBITER_PUBLIC_MAX_AGE:
+            return held[3]
     link = (PublicLink.objects.filter(key=key, enabled=True).select_related("tournament", "event").first()
             if _plausible(key) else None)
     if link is None:
+        _held.pop(key, None)
         if stamp is not None:
             cache.delete(stamp_key)
         return None
@@ -171,7 +181,22 @@ def published(key: str) -> Published | None:
     cache.set(_data_key(key, tag), data, timeout=DATA_SECONDS)
     stamp = {"clock": clock or 0, "marks": marks, "tag": tag, "language": data["language"], "kind": data["kind"]}
     cache.set(stamp_key, stamp, timeout=None)
-    return Published(key, tag, data["language"], data["kind"])
+    answer = Published(key, tag, data["language"], data["kind"])
+    _hold(key, tag, data, answer)
+    return answer
+
+
+# The data this process built last, per link: what it answers while the cache cannot be reached, for at most
+# ARBITER_PUBLIC_MAX_AGE seconds (what a follower's browser may keep anyway), so that thousands of followers do
+# not each make the database build the standings during a cache outage. At most HELD_LINKS links.
+HELD_LINKS = 64
+_held: dict[str, tuple[float, str, dict, Published]] = {}
+
+
+def _hold(key: str, tag: str, data: dict, answer: Published) -> None:
+    if key not in _held and len(_held) >= HELD_LINKS:
+        _held.pop(next(iter(_held)))
+    _held[key] = (time.monotonic(), tag, data, answer)
 
 
 def _plausible(key: str) -> bool:

@@ -39,7 +39,10 @@ async function poll() {
   if (page.ok && swap(await page.text())) {
     root.dataset.etag = tag;
     const note = document.getElementById("public-updated");
-    if (note) note.textContent = new Date().toLocaleTimeString(document.documentElement.lang || undefined);
+    if (note) {
+      const time = new Date().toLocaleTimeString(document.documentElement.lang || undefined);
+      note.textContent = `${note.dataset.label || ""} ${time}`.trim();
+    }
   }
 }
 

@@ -309,3 +309,13 @@ def test_game_status_is_not_a_round_in_play(hall, arbitrator):
     assert Game.objects.get(pk=game.pk).status == Game.Status.PLAYING
     assert public.tournament_data(hall["tournament"]) == before
     assert not GameArbitrator.objects.exists()
+
+
+def test_the_feed_is_in_the_openapi_schema(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    operation = schema["paths"]["/api/public/{key}"]["get"]
+    assert {"200", "304", "404"} <= set(operation["responses"])
+    assert {p["name"] for p in operation["parameters"]} >= {"key", "centre", "series", "category", "If-None-Match"}
+    body = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    fields = schema["components"]["schemas"][body]["properties"]
+    assert {"version", "kind", "name", "language", "provisional", "games", "standings", "filters"} <= set(fields)
