@@ -34,5 +34,4 @@ TEXTS = {
     "relay_none": _("no organiser is set for this centre (ORGANISER_URL, ORGANISER_EVENT, ORGANISER_TOKEN)"),
     "relay_unreachable": _("the organiser did not answer: %(detail)s"),
     "relay_refused": _("the organiser refused: %(detail)s"),
-    "relay_twice": _("this tournament already follows the organiser's game %(game)s"),
 }
