@@ -121,6 +121,10 @@ class Process:
         except (ProcessLookupError, PermissionError):
             pass
 
+    def freeze(self) -> None:
+        """SIGSTOP: the process holds its connections and answers nothing (a host hung, or about to die)."""
+        self._signal_group(signal.SIGSTOP)
+
     def kill(self) -> None:
         """SIGKILL, as a crash or the OOM killer would: no chance to clean up."""
         self._signal_group(signal.SIGKILL)
@@ -537,7 +541,9 @@ class Forwarder:
 
 class Proxy(Process):
     """The system's HAProxy with docker/haproxy-hosts.cfg, on a loopback port, in front of ``hosts``
-    (address:port each, host1, host2, ... in that order); ready once every host passed its health check.
+    (address:port each, host1, host2, ... in that order); ready once every host is up with its last health
+    check passed (HAProxy starts its hosts up before any check: one failed check, a process slow to its
+    first answer, takes a host out until two pass).
     ``states()`` and ``stat()`` read its runtime socket."""
 
     def __init__(self, folder: Path, hosts: list[str], check_host: str = HOST, port: int | None = None):
@@ -554,10 +560,10 @@ class Proxy(Process):
             if not self.running:
                 raise _failed(self, "haproxy stopped")
             try:
-                states = self.states()
-            except OSError:
+                rows = [self.stat(name) for name in sorted(names)]
+            except (OSError, KeyError):
                 return False
-            return set(states) == names and all(state == "UP" for state in states.values())
+            return all(row["status"] == "UP" and row["check_status"] == "L7OK" for row in rows)
 
         try:
             if not wait_for(all_up, START_SECONDS, step=0.1):

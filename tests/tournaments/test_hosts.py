@@ -19,6 +19,7 @@ import http.client
 import os
 import secrets
 import shutil
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -263,11 +264,40 @@ def test_two_hosts_behind_haproxy_any_host_serves_and_a_host_killed_mid_round_lo
         assert {served_by(answers[seat]) for seat in range(half)} == {"host1", "host2"}
         redispatched = int(hall.proxy.stat("host1")["wredis"])
 
+        # Host A hangs with two requests in its hands, then dies: a phone's slip, whose answer never comes
+        # from A, is sent again to B by the proxy (a keyed slip: harmless twice); the arbitrator's pause is
+        # not (a change without a key): its sender gets the proxy's 502, and the round is not paused.
+        lost: dict[str, Answer] = {}
+        hall.aim("host1")
+        streams = int(hall.proxy.stat("host1")["scur"])  # round 1's live stream held on host A
+
+        def in_hand(count: int) -> bool:
+            return int(hall.proxy.stat("host1")["scur"]) == streams + count
+
+        host_a.web.freeze()
+        seat = half
+        threads = [threading.Thread(target=lambda: lost.update(slip=send(hall, number, seat, keys[seat], PLAY)))]
+        threads[0].start()
+        assert wait_for(lambda: in_hand(1), 5), hall.proxy.stat("host1")
+        read = hall("GET", hall.url("/live"))
+        assert read.status == 200 and served_by(read) == "host2", read
+        pause = hall.url(f"/rounds/{number}/pause")
+        threads.append(threading.Thread(
+            target=lambda: lost.update(pause=hall("POST", pause, {}, token=hall.arbitrator))))
+        threads[1].start()
+        assert wait_for(lambda: in_hand(2), 5), hall.proxy.stat("host1")
         host_a.kill()
         assert not host_a.web.running and not host_a.worker.running
+        for thread in threads:
+            thread.join(timeout=30)
+        assert lost["slip"].status == 201 and served_by(lost["slip"]) == "host2", lost["slip"]
+        answers[seat] = lost["slip"]
+        assert lost["pause"].status == 502, lost["pause"]
+        assert host_b.served("POST", pause) == 0 and hall.round(number).status == Round.Status.OPEN
+
         # The other phones send at once, before the checks take host A out: those whose turn was host A's
         # are sent to host B by the proxy, and each is accepted.
-        for seat in range(half, PHONES):
+        for seat in range(half + 1, PHONES):
             answers[seat] = send(hall, number, seat, keys[seat], PLAY)
             assert answers[seat].status == 201 and served_by(answers[seat]) == "host2", answers[seat]
         assert int(hall.proxy.stat("host1")["wredis"]) > redispatched, hall.proxy.stat("host1")
