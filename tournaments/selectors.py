@@ -78,6 +78,48 @@ def round_with_game(*, game_id: int, number: int) -> Round | None:
     return round
 
 
+def player_and_round(*, game_id: int, number: int, token: str) -> tuple[Player, Round] | None:
+    """The token's player (as player_for_token finds it) and the round (as round_with_game loads it, with
+    its game and tournament) in one plain query: a phone's slip at a festival's deadline. None when either
+    is missing (the caller then asks each, to say which)."""
+    if not (_plausible_token(token) and _in_range(game_id) and _in_range(number)):
+        return None
+    sql, groups = _player_and_round_sql()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game_id, number, Round.Status.CANCELLED, hash_token(token)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    loaded, start = [], 0
+    for model, group in groups:
+        loaded.append(_load(model, group, row[start:start + len(group)]))
+        start += len(group)
+    player, round, game, tournament = loaded
+    game.tournament = tournament
+    round.game = game
+    return player, round
+
+
+_sql: dict[str, tuple] = {}
+
+
+def _player_and_round_sql() -> tuple[str, list]:
+    """The query of player_and_round and its models' fields, made once per process."""
+    found = _sql.get("player_and_round")
+    if found is None:
+        groups = [(model, model._meta.concrete_fields) for model in (Player, Round, Game, Tournament)]
+        columns = ", ".join(f'{alias}."{f.column}"' for alias, (_, group) in zip("prgt", groups, strict=True)
+                            for f in group)
+        sql = (f'SELECT {columns} FROM "{Round._meta.db_table}" r JOIN "{Game._meta.db_table}" g ON g."id" = '
+               f'r."game_id" JOIN "{Tournament._meta.db_table}" t ON t."id" = g."tournament_id" '
+               f'JOIN "{Player._meta.db_table}" p ON p."tournament_id" = g."tournament_id" '
+               f'JOIN "{Game._meta.db_table}" f ON f."id" = p."first_game_id" '
+               f'WHERE r."game_id" = %s AND r."number" = %s AND r."status" <> %s AND p."token_hash" = %s '
+               f'AND f."number" <= g."number" LIMIT 1')
+        found = _sql["player_and_round"] = (sql, groups)
+    return found
+
+
 def _in_range(value) -> bool:
     """An id a database column can hold (the ORM answers 'none' beyond; a plain query would fail)."""
     return isinstance(value, int) and -(2**63) <= value < 2**63

@@ -147,3 +147,37 @@ def test_a_slip_stamped_before_the_deadline_but_served_after_the_close_counts(ha
     assert (status, fast_count) == (201, 1)
     result = Result.objects.get(round=round_, player=ann)
     assert (result.slip_id, result.paid) == (body["id"], 78)
+
+
+def test_the_fast_answer_is_the_serializers_for_a_new_and_a_replayed_slip(hall):
+    """The fast path writes a slip's answer out by hand (no DRF): the same body as SlipAnswerSerializer's,
+    new (201) and replayed (200), receipt included (its seal is over the same content)."""
+    from tournaments.api import serializers as s
+
+    _, token = hall["bob"]
+    for expected_status, replayed in ((201, False), (200, True)):
+        status, _, body = post(hall["url"], {**TOP, "score": 70, "key": "b1", "seq": 3}, token)
+        slip = Slip.objects.select_related("round").get(round=hall["round"], key="b1")
+        assert (status, body) == (expected_status, s.SlipAnswerSerializer(s.SlipAnswer(slip, replayed=replayed)).data)
+        assert list(body) == list(s.SlipAnswerSerializer(s.SlipAnswer(slip, replayed=replayed)).data)
+
+
+def test_the_player_and_the_round_are_read_in_one_query_as_each_alone(hall, make_player, django_assert_num_queries):
+    """selectors.player_and_round: the token's player and the round with its game and tournament, as
+    player_for_token and round_with_game find them, in one query; None when either is missing."""
+    from tournaments import selectors
+
+    game, (ann, token) = hall["game"], hall["ann"]
+    with django_assert_num_queries(1):
+        player, round_ = selectors.player_and_round(game_id=game.pk, number=1, token=token)
+    assert player == selectors.player_for_token(game_id=game.pk, token=token) == ann
+    alone = selectors.round_with_game(game_id=game.pk, number=1)
+    assert (round_, round_.game, round_.game.tournament) == (alone, alone.game, alone.game.tournament)
+    assert round_.status == alone.status and round_.game.tournament.coordinates == alone.game.tournament.coordinates
+    assert selectors.player_and_round(game_id=game.pk, number=1, token=token + "x") is None
+    assert selectors.player_and_round(game_id=game.pk, number=2, token=token) is None
+    assert selectors.player_and_round(game_id=2**70, number=1, token=token) is None
+    later = services.game_create(tournament=game.tournament)
+    _, later_token = make_player(later, "Cy")  # joined in game 2: not a player of game 1
+    assert selectors.player_for_token(game_id=game.pk, token=later_token) is None
+    assert selectors.player_and_round(game_id=game.pk, number=1, token=later_token) is None

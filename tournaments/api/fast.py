@@ -204,12 +204,10 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
     from tournaments.refusals import api_message
     from tournaments.services import StaleSlip
 
-    player = selectors.player_for_token(game_id=game_id, token=token)
-    if player is None:
-        return None  # 401 or 403: Django says which
-    round = selectors.round_with_game(game_id=game_id, number=number)
-    if round is None:
-        return None
+    found = selectors.player_and_round(game_id=game_id, number=number, token=token)
+    if found is None:
+        return None  # 401, 403 or 404: Django says which
+    player, round = found
     try:
         ref = canonical_ref(data.get("ref"), round.game.tournament.coordinates)
     except RefError:
@@ -228,4 +226,19 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
         return stale.status, error_body(stale.code, api_message(stale), fields), []
     except ServiceError as error:
         return error.status, error_body(error.code, api_message(error), error.fields), []
+    if slip.entered_by_id is None and (created or slip.current):
+        return (201 if created else 200), _slip_answer(slip, replayed=not created), []
     return (201 if created else 200), slip_answer(slip, created), []
+
+
+def _slip_answer(slip, *, replayed: bool) -> dict:
+    """slip_answer's body (SlipAnswerSerializer) for a phone's slip that counts, written out: the fields in
+    the serializer's order, its receipt. A slip an arbitrator typed, or a replayed key's slip replaced since,
+    goes through slip_answer."""
+    from tournaments.formats import iso
+    from tournaments.receipts import receipt_for
+
+    return {"id": slip.pk, "round": slip.round.number, "player": slip.player_id, "word": slip.word,
+            "ref": None if slip.ref is None else str(slip.ref), "score": slip.claimed, "key": slip.key,
+            "seq": slip.seq, "received_at": iso(slip.received_at), "entered_by": None, "replayed": replayed,
+            "replaced": None, "receipt": receipt_for(slip)}

@@ -273,8 +273,8 @@ def _write_slip(round: Round, player: Player, handed: HandedIn, *, now: datetime
     """Write the slip ``handed`` in at ``now`` (slip_submit's work, under the round's and the player's locks)."""
     word, ref, score, key, seq = handed
     with transaction.atomic():
-        locked = _lock_round_for_slip(round, player)  # checks too that the player plays this game
-        mine = {s.key: s for s in _slips_of(locked, player, key)}
+        locked, held = _lock_round_for_slip(round, player, key)  # checks too that the player plays this game
+        mine = {s.key: s for s in held}
         existing = mine.get(key)
         if existing is not None:
             if (existing.word, existing.ref, existing.claimed) != (word, ref, score):
@@ -428,42 +428,78 @@ def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
     return slip
 
 
-def _lock_round_for_slip(round: Round, player: Player) -> Round:
+def _lock_round_for_slip(round: Round, player: Player, key: str) -> tuple[Round, list[Slip]]:
     """Lock the round against a close while this slip is written, and the player against their own other
-    slips. On PostgreSQL the round is locked FOR SHARE: slips of different players are written side by
-    side, and the close's conditional update (which needs the row exclusively) waits for those under way,
-    while slips arriving meanwhile wait for the close and then see it. Elsewhere the round is locked
-    whole (SQLite writes one transaction at a time anyway)."""
+    slips; then read the player's slip with this key and their current slip (_slips_of). On PostgreSQL the
+    round is locked FOR SHARE: slips of different players are written side by side, and the close's
+    conditional update (which needs the row exclusively) waits for those under way, while slips arriving
+    meanwhile wait for the close and then see it. Elsewhere the round is locked whole (SQLite writes one
+    transaction at a time anyway)."""
     from django.db import connection
 
     game = round.game
     if connection.vendor != "postgresql":
         locked = Round.objects.select_for_update().get(pk=round.pk)
-    else:
-        # The round first, then the player: the close holds the round and then checks the player rows
-        # its results point at (a key-share lock, which NO KEY UPDATE lets through): no cycle can form.
-        # The state a slip depends on, read again under the lock (the rest of the row was read before).
-        # Plain queries: every slip of a hall runs them. The player's row only is locked (the games it
-        # may play are a subquery, not a join).
-        with connection.cursor() as cursor:
-            cursor.execute(f'SELECT "status", "deadline", "closed_at", "paused_at", "incidents" '
-                           f'FROM "{Round._meta.db_table}" WHERE "id" = %s FOR SHARE', [round.pk])
-            locked = copy.copy(round)
-            locked.status, locked.deadline, locked.closed_at, locked.paused_at, incidents = cursor.fetchone()
-            locked.incidents = json.loads(incidents) if isinstance(incidents, str) else (incidents or [])
-            cursor.execute(
-                f'SELECT "id" FROM "{Player._meta.db_table}" WHERE "id" = %s AND "tournament_id" = %s AND '
-                f'"first_game_id" IN (SELECT "id" FROM "{Game._meta.db_table}" WHERE "tournament_id" = %s '
-                'AND "number" <= %s) FOR NO KEY UPDATE', [player.pk, game.tournament_id, game.tournament_id,
-                                                          game.number])
-            plays_here = cursor.fetchone() is not None
-        if not plays_here:
-            raise NotFound("unknown_player", fields={"player": ["unknown"]})
+        _check_player(round, player)
         locked.game = game
-        return locked
-    _check_player(round, player)
+        return locked, _slips_of(locked, player, key)
+    # The round first, then the player: the close holds the round and then checks the player rows its
+    # results point at (a key-share lock, which NO KEY UPDATE lets through): no cycle can form. The state a
+    # slip depends on, read again under the lock (the rest of the row was read before). Plain queries: every
+    # slip of a hall runs them. The player's row only is locked (the games it may play are a subquery, not a
+    # join). The three statements go in one round trip (client-side binding: several statements with
+    # parameters in one call); the server runs them one after the other, each with its own snapshot, so the
+    # slips are read once the player's lock is held, as when they were sent one by one.
+    params = ([round.pk], [player.pk, game.tournament_id, game.tournament_id, game.number],
+              [round.pk, player.pk, key])
+    with connection.cursor() as cursor:
+        if _several_statements(cursor):
+            cursor.execute(";\n".join(_LOCK_SQL), [value for group in params for value in group])
+            state = cursor.fetchone()
+            cursor.nextset()
+            plays_here = cursor.fetchone() is not None
+            cursor.nextset()
+            rows = cursor.fetchall()
+        else:
+            cursor.execute(_LOCK_SQL[0], params[0])
+            state = cursor.fetchone()
+            cursor.execute(_LOCK_SQL[1], params[1])
+            plays_here = cursor.fetchone() is not None
+            cursor.execute(_LOCK_SQL[2], params[2])
+            rows = cursor.fetchall()
+    if not plays_here:
+        raise NotFound("unknown_player", fields={"player": ["unknown"]})
+    locked = copy.copy(round)
+    locked.status, locked.deadline, locked.closed_at, locked.paused_at, incidents = state
+    locked.incidents = json.loads(incidents) if isinstance(incidents, str) else (incidents or [])
     locked.game = game
-    return locked
+    return locked, [_slip_from_row(row) for row in rows]
+
+
+_SLIP_FIELDS = Slip._meta.concrete_fields
+_SLIP_COLUMNS = ", ".join(f'"{f.column}"' for f in _SLIP_FIELDS)
+_LOCK_SQL = (
+    f'SELECT "status", "deadline", "closed_at", "paused_at", "incidents" FROM "{Round._meta.db_table}" '
+    'WHERE "id" = %s FOR SHARE',
+    f'SELECT "id" FROM "{Player._meta.db_table}" WHERE "id" = %s AND "tournament_id" = %s AND "first_game_id" IN '
+    f'(SELECT "id" FROM "{Game._meta.db_table}" WHERE "tournament_id" = %s AND "number" <= %s) FOR NO KEY UPDATE',
+    f'SELECT {_SLIP_COLUMNS} FROM "{Slip._meta.db_table}" '
+    'WHERE "round_id" = %s AND "player_id" = %s AND ("key" = %s OR "current")',
+)
+
+
+def _several_statements(cursor) -> bool:
+    """Whether the connection's cursor binds its parameters itself (psycopg's ClientCursor, Django's
+    default), and so takes several statements in one call."""
+    import psycopg
+
+    return isinstance(getattr(cursor, "cursor", None), psycopg.ClientCursor)
+
+
+def _slip_from_row(row) -> Slip:
+    from tournaments.selectors import _load
+
+    return _load(Slip, _SLIP_FIELDS, row)
 
 
 def _slips_of(round: Round, player: Player, key: str) -> list[Slip]:
