@@ -70,6 +70,7 @@ class _Stats:
         self.etags: set[str] = set()
         self.bytes = 0
         self.error_kinds: dict[str, int] = {}
+        self.reopened = 0
 
     def result(self, count: int, seconds: float) -> dict:
         def ms(values, q):
@@ -80,7 +81,7 @@ class _Stats:
             "followers": count, "seconds": round(seconds, 1), "requests": requests,
             "requests_per_second": round(requests / seconds, 1) if seconds else 0.0,
             "status_200": self.ok, "status_304": self.not_modified, "other_status": self.other,
-            "errors": self.errors, "error_kinds": dict(self.error_kinds), "etags_seen": len(self.etags), "body_bytes": self.bytes,
+            "errors": self.errors, "error_kinds": dict(self.error_kinds), "reopened": self.reopened, "etags_seen": len(self.etags), "body_bytes": self.bytes,
             "median_ms": ms(self.latencies, 0.5), "p99_ms": ms(self.latencies, 0.99),
             "median_304_ms": ms(self.latencies_304, 0.5), "p99_304_ms": ms(self.latencies_304, 0.99),
             "median_200_ms": ms(self.latencies_200, 0.5), "p99_200_ms": ms(self.latencies_200, 0.99),
@@ -120,17 +121,29 @@ class _Follower:
         self.etag = ""
         self.reader = self.writer = None
 
+    async def _exchange(self, request: bytes) -> tuple[int, dict, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.writer.write(request)
+        await self.writer.drain()
+        return await _read_answer(self.reader)
+
     async def poll(self) -> None:
+        """One conditional request. A kept-alive connection the server closed while idle (uvicorn closes them
+        after 5 s) is opened again and the request sent once more, as a browser does: not an error."""
         request = (f"GET {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nAccept: application/json\r\n"
                    + (f"If-None-Match: {self.etag}\r\n" if self.etag else "") + "\r\n").encode("latin-1")
         started = time.perf_counter()
         try:
             async with asyncio.timeout(REQUEST_TIMEOUT):
-                if self.writer is None:
-                    self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-                self.writer.write(request)
-                await self.writer.drain()
-                status, headers, body = await _read_answer(self.reader)
+                try:
+                    status, headers, body = await self._exchange(request)
+                except (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError) as stale:
+                    if self.writer is None or (isinstance(stale, asyncio.IncompleteReadError) and stale.partial):
+                        raise
+                    self.close()
+                    self.stats.reopened += 1
+                    status, headers, body = await self._exchange(request)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError) as error:
             self.stats.errors += 1
             kind = type(error).__name__
@@ -215,7 +228,8 @@ def report(stats: dict) -> str:
             f"{stats['other_status']} other, {stats['errors']} errors {stats['error_kinds'] or ''}; latency median {stats['median_ms']} ms, "
             f"p99 {stats['p99_ms']} ms (304: median {stats['median_304_ms']} ms, p99 {stats['p99_304_ms']} ms; "
             f"200: median {stats['median_200_ms']} ms, p99 {stats['p99_200_ms']} ms); "
-            f"{stats['etags_seen']} ETags seen")
+            f"{stats['etags_seen']} ETags seen; {stats['reopened']} idle connections the server had closed opened "
+            "again")
 
 
 # ---- --serve: a server of its own, a tournament, rounds closed meanwhile ----------------------------------------

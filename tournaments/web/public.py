@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from tournaments import public
 from tournaments.errors import ServiceError
@@ -24,12 +24,12 @@ from tournaments.public import FEED, PAGE, cacheable, etag, not_modified
 from .console.access import report_error, staff_required
 
 
-@require_GET
+@require_safe
 def results_page(request: HttpRequest, key: str) -> HttpResponse:
     return _page(request, key, None)
 
 
-@require_GET
+@require_safe
 def game_page(request: HttpRequest, key: str, number: int) -> HttpResponse:
     return _page(request, key, number)
 
