@@ -392,6 +392,26 @@ def not_modified(request, tag: str) -> HttpResponse | None:
     return None
 
 
+def feed_bytes(found: Published, params) -> bytes:
+    """The feed's body encoded. Unfiltered (what every open page and most followers ask), encoded once per
+    version of the data in this process: after a close, each follower's first poll is a 200, thousands of them
+    within a polling period, and each is then a lookup."""
+    chosen = chosen_filters(params)
+    if not chosen:
+        held = _encoded.get(found.key)
+        if held is not None and held[0] == found.tag:
+            return held[1]
+    body = json.dumps(feed_body(found, params), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if not chosen:
+        if found.key not in _encoded and len(_encoded) >= HELD_LINKS:
+            _encoded.pop(next(iter(_encoded)))
+        _encoded[found.key] = (found.tag, body)
+    return body
+
+
+_encoded: dict[str, tuple[str, bytes]] = {}
+
+
 def feed_body(found: Published, params) -> dict:
     """The JSON feed's body: the link's data with its ``version`` and the filters applied (``filtered``)."""
     data = found.data()

@@ -319,3 +319,28 @@ def test_the_feed_is_in_the_openapi_schema(client):
     body = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
     fields = schema["components"]["schemas"][body]["properties"]
     assert {"version", "kind", "name", "language", "provisional", "games", "standings", "filters"} <= set(fields)
+
+
+def test_a_correction_after_the_close_moves_the_etag(client, hall, arbitrator):
+    from tournaments.models import Result
+
+    game, ann = hall["game"], hall["players"][0]
+    link = public.link_set(tournament=hall["tournament"], on=True, actor=arbitrator)
+    rnd = _play_round(game, arbitrator, slips={ann: "top"})
+    before = _feed(client, link.key)
+    result = Result.objects.get(round=rnd, player=ann)
+    services.result_override(result=result, paid=rnd.top_score - 5, outcome="penalty", reason="misplaced tile seen",
+                             actor=arbitrator)
+    after = _feed(client, link.key, etag=before["ETag"])
+    assert after.status_code == 200 and after["ETag"] != before["ETag"]
+    row = next(r for r in after.json()["games"][0]["standings"] if r["name"] == "Ann")
+    assert row["total"] == rnd.top_score - 5
+
+
+def test_the_page_sets_no_cookie_and_answers_head(client, hall, arbitrator):
+    link = public.link_set(tournament=hall["tournament"], on=True, actor=arbitrator)
+    page = _page(client, link.key)
+    assert page.status_code == 200 and not page.cookies
+    assert "Cookie" not in page.get("Vary", "")
+    head = client.head(reverse("public-results", kwargs={"key": link.key}))
+    assert head.status_code == 200 and head["ETag"] == page["ETag"]

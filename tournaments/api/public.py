@@ -122,7 +122,7 @@ class PublicFeedView(PublicView):
         auth=[],
     )
     def get(self, request, key: str):
-        from django.http import Http404, JsonResponse
+        from django.http import Http404, HttpResponse
 
         found = public.published(key)
         if found is None:
@@ -131,5 +131,5 @@ class PublicFeedView(PublicView):
         unchanged = public.not_modified(request, tag)
         if unchanged is not None:
             return unchanged
-        body = public.feed_body(found, request.query_params)
-        return public.cacheable(JsonResponse(body, json_dumps_params={"ensure_ascii": False}), tag)
+        body = public.feed_bytes(found, request.query_params)
+        return public.cacheable(HttpResponse(body, content_type="application/json"), tag)
