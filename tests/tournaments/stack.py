@@ -477,6 +477,26 @@ class Namespace:
     def exists(self) -> bool:
         return self.name in _ip("netns", "list").split()
 
+    @staticmethod
+    def sweep(prefix: str = "arbiter-") -> list[str]:
+        """Delete the namespaces ``<prefix><pid>-...`` left by a test process that no longer exists (one
+        killed before its finally ran); those of live processes are left alone. The names deleted."""
+        import re
+
+        gone = []
+        for name in re.findall(rf"^({re.escape(prefix)}(\d+)-\S+)", _ip("netns", "list"), re.M):
+            try:
+                os.kill(int(name[1]), 0)
+            except ProcessLookupError:
+                try:
+                    _ip("netns", "delete", name[0])
+                    gone.append(name[0])
+                except RuntimeError:
+                    pass
+            except PermissionError:
+                pass  # a live process of another user
+        return gone
+
 
 class Forwarder:
     """Relays every TCP connection made to ``host``:``port`` to ``target``, a thread per direction: how

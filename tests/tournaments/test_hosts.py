@@ -140,6 +140,7 @@ def two_hosts(django_db_setup, tmp_path: Path):
     hosts: dict[str, Host] = {}
     redis = proxy = None
     try:
+        Namespace.sweep()  # what a run killed before its finally left behind
         for letter, subnet in zip("ab", free_subnets(2), strict=True):
             namespaces.append(Namespace(f"arbiter-{os.getpid()}-{letter}", subnet))
         redis = RedisServer.start(folder / "redis", also=tuple(ns.outside for ns in namespaces))
