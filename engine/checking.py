@@ -23,11 +23,13 @@ from .tiles import BLANK, BLANK_CHAR, LETTER_MASK, decode, decode_word, encode, 
 
 
 class PlayError(Exception):
-    def __init__(self, reason: str, message: str, invalid_words=None):
+    def __init__(self, reason: str, message: str, invalid_words=None, missing=None):
         super().__init__(message)
         self.reason = reason
         self.message = message
         self.invalid_words = list(invalid_words or [])
+        # not_in_rack: the tiles the rack lacks, as stored characters (``?`` a blank).
+        self.missing = list(missing or [])
 
 
 def _placement(view, span, word: str) -> dict:
@@ -67,13 +69,15 @@ def _connection(board, view, lane, placed: dict, span) -> None:
         raise PlayError("not_connected", "the play does not touch any tile on the board")
 
 
-def _rack(placed: dict, rack: str) -> None:
+def _rack(placed: dict, rack: str, tileset) -> None:
     needed = Counter(BLANK if t & BLANK else t for t in placed.values())
     have = Counter(encode(ch) for ch in rack.upper() if ch == BLANK_CHAR or is_letter(ch))
     missing = [t for t, n in needed.items() if have[t] < n]
     if missing:
-        named = ", ".join("a blank" if t == BLANK else decode(t) for t in sorted(missing, key=decode))
-        raise PlayError("not_in_rack", f"the rack {rack} does not hold the tiles placed ({named})")
+        # Named by their labels (CH, not its storage character).
+        named = ", ".join("a blank" if t == BLANK else tileset.label(t) for t in sorted(missing))
+        raise PlayError("not_in_rack", f"the rack {tileset.show(rack)} does not hold the tiles placed ({named})",
+                        missing=[BLANK_CHAR if t == BLANK else decode(t) for t in sorted(missing)])
 
 
 def check_play(board, rack: str, word: str, row: int, col: int, horizontal: bool, lexicon, tileset, rules) -> Play:
@@ -85,7 +89,7 @@ def check_play(board, rack: str, word: str, row: int, col: int, horizontal: bool
     span = lane.span(row, col, len(word))
     placed = _placement(view, span, word)
     _connection(board, view, lane, placed, span)
-    _rack(placed, rack)
+    _rack(placed, rack, tileset)
 
     words = formed_words(view, placed)
     if len(span) < 2:
@@ -96,7 +100,8 @@ def check_play(board, rack: str, word: str, row: int, col: int, horizontal: bool
         text for text, tiles in zip(spelled, spelled_tiles, strict=True) if len(tiles) < 2 or not lexicon.spells(tiles)
     ]
     if invalid:
-        raise PlayError("invalid_word", f"not valid: {', '.join(invalid)}", invalid_words=invalid)
+        raise PlayError("invalid_word", f"not valid: {', '.join(tileset.show(w) for w in invalid)}",
+                        invalid_words=invalid)
 
     score = score_words(words, view, placed, lane, tileset, rules)
     tiles = tuple((*lane.square(i), decode(t & LETTER_MASK), bool(t & BLANK)) for i, t in sorted(placed.items()))

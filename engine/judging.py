@@ -100,6 +100,25 @@ def zero(reason: str, message: str | None = None) -> Judgement:
 
 
 # --------------------------------------------------------------------------------------------------
+# Reading the word written
+
+
+def read_word(text: str | None, tileset, lexicon) -> str | None:
+    """The word of a slip as stored tiles.  For a set whose tiles are one letter each (English, French) the
+    text itself.  Otherwise the text is read as the set's labels (``COCHE``, ``COL·LEGI``, ``[ch]E``) every
+    way it can be (``TileSet.spellings``), and the reading the lexicon holds is taken (COCHE is C, O, CH, E
+    when the list spells it so); when none is a word, the set's own reading (the longest tiles first).
+    WordError ``bad_word`` when it reads as no tiles of the set."""
+    if tileset.plain or not text or not text.strip():
+        return text
+    readings = tileset.spellings(text)
+    if not readings:
+        strange = sorted({ch for ch in text.strip() if not tileset.is_label_char(ch)})
+        raise WordError("bad_word", word=text.strip(), why="no_tile", letters=", ".join(strange) or text.strip())
+    return next((r for r in readings if r.upper() in lexicon), readings[0])
+
+
+# --------------------------------------------------------------------------------------------------
 # Placing a word
 
 
@@ -121,7 +140,7 @@ def _fits(view, span, word: str) -> list[int] | None:
 @lru_cache(maxsize=64)
 def _rack_letters(rack: str) -> dict:
     """{tile code: count} of the rack's letters (its blanks apart)."""
-    return dict(Counter(encode(ch) for ch in rack if "A" <= ch <= "Z"))
+    return dict(Counter(encode(ch) for ch in rack if ch != BLANK_CHAR))
 
 
 def _readings(board, rack: str, word: str, row: int, col: int, horizontal: bool, mode: str) -> list[str]:
@@ -252,7 +271,7 @@ def placements(board, rack: str, word: str, lexicon, tileset, rules, spots=None,
 def judge_slip(board, rack, round_number, slip, lexicon, tileset, rules, labelling="rows-letters") -> Judgement:
     """Pay one slip (see the module's docstring)."""
     try:
-        word = parse_word(slip.word, tileset)
+        word = parse_word(read_word(slip.word, tileset, lexicon), tileset)
     except WordError as error:
         return zero("bad_word", error.message)
     first_round = round_number == 1 and rules.first_round_best_placement and board.is_empty()
@@ -271,7 +290,7 @@ def judge_slip(board, rack, round_number, slip, lexicon, tileset, rules, labelli
             board, rack, word, (ref.row, ref.col, ref.horizontal), lexicon, tileset, rules, rules.warnings
         )
         if play is not None:
-            return _pay(play, slip, rules, _fix_warnings(word, play) if fixed else [], labelling)
+            return _pay(play, slip, rules, tileset, _fix_warnings(word, play) if fixed else [], labelling)
         if rules.warnings:
             flipped = ref.flipped()
             play, fixed, _ = _play_at(
@@ -279,11 +298,11 @@ def judge_slip(board, rack, round_number, slip, lexicon, tileset, rules, labelli
             )
             if play is not None:
                 warnings = [*_fix_warnings(word, play), "reversed_ref"] if fixed else ["reversed_ref"]
-                return _pay(play, slip, rules, warnings, labelling)
+                return _pay(play, slip, rules, tileset, warnings, labelling)
     if rules.penalties and slip.claimed is not None:
         for play in placements(board, rack, word, lexicon, tileset, rules):
             if play.score == slip.claimed:
-                return _penalty(play, slip, rules, labelling)
+                return _penalty(play, slip, rules, tileset, labelling)
     if ref is None:
         return zero("bad_ref", f"{ref_error.message} ({ref_error.code})")
     return _zero_from(first_error)
@@ -293,7 +312,7 @@ def _zero_not_a_word(board, rack, word, slip, first_round, lexicon, tileset, rul
     """A word outside the lexicon is paid nothing anywhere; the reason reported is the first that applies
     in the rules' order (§4): bad reference, does not fit, letters not in the rack, invalid words, read at
     the reference written (in round 1, where the reference is optional: across the centre)."""
-    invalid = Judgement(0, "zero", "invalid_word", f"{word.upper()} is not in the lexicon {lexicon.name}")
+    invalid = Judgement(0, "zero", "invalid_word", f"{tileset.show(word.upper())} is not in the lexicon {lexicon.name}")
     if first_round:
         row, col = CENTRE
         spot = (row, max(0, min(col, SIZE - len(word))), True)
@@ -315,6 +334,8 @@ def _zero_from(error: PlayError) -> Judgement:
     invalid = getattr(error, "invalid_words", None)
     if reason == "invalid_word" and invalid:
         message = f"not in the lexicon: {', '.join(invalid)}"
+        if error.message.startswith("not valid: "):
+            message = "not in the lexicon: " + error.message[len("not valid: "):]  # the words by their labels
     return Judgement(0, "zero", reason, message)
 
 
@@ -324,8 +345,8 @@ def _score_note(play, slip) -> str:
     return f"{slip.claimed} claimed, real score {play.score}"
 
 
-def _pay(play, slip, rules, warnings: list[str], labelling: str, reason_if_ok: str = "ok") -> Judgement:
-    where = f"{play.word} {format_ref(play.row, play.col, play.horizontal, labelling)}"
+def _pay(play, slip, rules, tileset, warnings: list[str], labelling: str, reason_if_ok: str = "ok") -> Judgement:
+    where = f"{tileset.show(play.word)} {format_ref(play.row, play.col, play.horizontal, labelling)}"
     notes = []
     if "blank_not_marked" in warnings:
         notes.append("a blank was not marked, paid the lowest-scoring reading")
@@ -351,10 +372,10 @@ def _pay(play, slip, rules, warnings: list[str], labelling: str, reason_if_ok: s
     return Judgement(play.score, "ok", reason_if_ok, message, play)
 
 
-def _penalty(play, slip, rules, labelling: str) -> Judgement:
+def _penalty(play, slip, rules, tileset, labelling: str) -> Judgement:
     left = slip.claimed - rules.penalty
     paid = left if left > rules.penalty_floor else 0
-    where = f"{play.word} {format_ref(play.row, play.col, play.horizontal, labelling)}"
+    where = f"{tileset.show(play.word)} {format_ref(play.row, play.col, play.horizontal, labelling)}"
     written = (slip.ref or "").strip()
     problem = f"the reference {written} is wrong" if written else "no reference was written"
     rest = f"{slip.claimed} - {rules.penalty} = {left}" + (f", {rules.penalty_floor} or less: 0" if paid == 0 else "")
@@ -399,7 +420,7 @@ def _judge_first_round(board, rack, word, slip, lexicon, tileset, rules, labelli
     reason_if_ok = "ok"
     if slip.ref and slip.ref.strip() and written != (play.row, play.col, play.horizontal):
         reason_if_ok = "first_round_best"
-    return _pay(play, slip, rules, _fix_warnings(word, play) if fixed else [], labelling, reason_if_ok)
+    return _pay(play, slip, rules, tileset, _fix_warnings(word, play) if fixed else [], labelling, reason_if_ok)
 
 
 def _written_spot(ref: str | None, labelling: str) -> tuple[int, int, bool] | None:

@@ -35,6 +35,7 @@ from numba import njit, types
 from numba.typed import List
 
 from .layout import SIZE
+from .tiles import ALPHABET_SIZE
 
 __all__ = [
     "BEST", "COUNT", "SPREAD", "AnagramGraph", "BoardArrays", "Graph", "RackArrays", "board_arrays",
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 BLANK_BIT = 32
-ALL_LETTERS = ((1 << 27) - 1) & ~1
+ALL_LETTERS = ((1 << ALPHABET_SIZE) - 1) & ~1  # bits 1..31: every tile code (engine.tiles)
 AREA = SIZE * SIZE
 COUNT, BEST, SPREAD = 0, 1, 2  # the searches: count the plays, keep the best, count them by score
 
@@ -389,9 +390,9 @@ def _has_anagram(counts, total, anagrams):
         # A frame: keys are sorted, so the next letter is at least ``lowest`` and at most the smallest
         # real tile left (a letter skipped now could never be placed); letters below that take a blank.
         real = lowest
-        while real < 27 and counts[real] == 0:
+        while real < ALPHABET_SIZE and counts[real] == 0:
             real += 1
-        top = real if real < 27 else 26
+        top = real if real < ALPHABET_SIZE else ALPHABET_SIZE - 1
         f_node[sp], f_remaining[sp], f_top[sp], f_real[sp] = node, remaining, top, real
         f_next[sp] = lowest if counts[0] > 0 else top
         f_use[sp] = -1
@@ -799,7 +800,7 @@ def search(mode, n, graph, anagrams, bd, rack, state):
     blanks = counts[0]
     rack_len = 0
     letters = 0
-    for c in range(27):
+    for c in range(ALPHABET_SIZE):
         rack_len += counts[c]
         if c > 0 and counts[c] > 0:
             letters |= 1 << c
@@ -823,11 +824,11 @@ def search(mode, n, graph, anagrams, bd, rack, state):
     else:
         heap = np.zeros(max(n, 1), dtype=np.int64)
     walk = _Walk(mode, n, counts, blanks, counts.copy(), rack.values, np.zeros(SIZE, dtype=np.int64),
-                 np.zeros(SIZE, dtype=np.int64), np.zeros(SIZE, dtype=np.int64), np.zeros(27, dtype=np.int64), found,
+                 np.zeros(SIZE, dtype=np.int64), np.zeros(SIZE, dtype=np.int64), np.zeros(ALPHABET_SIZE, dtype=np.int64), found,
                  heap, state)
     word_mult = np.zeros(SIZE + 1, dtype=np.int64)
     bonus = np.zeros(SIZE + 1, dtype=np.int64)
-    anagram_counts = np.zeros(27, dtype=np.int64)
+    anagram_counts = np.zeros(ALPHABET_SIZE, dtype=np.int64)
     arcs, masks = graph.arcs, graph.masks
     anagram_known = dict()  # the board letters of a whole-rack window (sorted, 5 bits each) -> an anagram?
     anagram_known[-1] = True  # (a first entry gives the dictionary its types; no key is negative)
@@ -852,7 +853,7 @@ def search(mode, n, graph, anagrams, bd, rack, state):
                 if key in anagram_known:
                     ok = anagram_known[key]
                 else:
-                    for c in range(27):
+                    for c in range(ALPHABET_SIZE):
                         anagram_counts[c] = counts[c]
                     for i in range(n_fixed):
                         anagram_counts[sorted_fixed[i]] += 1

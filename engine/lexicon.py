@@ -3,7 +3,11 @@
 The graph is kept as flat arrays that the move generator walks directly:
 
 * ``masks[node]``: bit 0 set when the path to ``node`` spells a word; bit ``c`` set when an arc labelled
-  with letter code ``c`` (1..26, see ``engine.tiles``) leaves ``node``.
+  with tile code ``c`` (1..31, see ``engine.tiles``) leaves ``node``.
+
+Words are stored strings, one character per tile (``engine.tiles``): a Spanish list holds COCHE as ``COΘE``,
+the CH tile being ``Θ``.  ``import_lexicon`` spells each entry of a word list with its tile set's rule and
+rejects the entries it cannot spell.
 * ``arcs[node << 5 | c]``: the node that arc leads to.
 * ``lengths[node]``: bit ``j`` set when some word ends exactly ``j`` letters after ``node``.
 
@@ -28,7 +32,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .tiles import LETTER_MASK, letter_code
+from .tiles import ALPHABET_SIZE, LETTER_MASK, decode, is_letter, letter_code
 
 _FORMAT = 2
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -55,7 +59,7 @@ class Lexicon:
         return self._count
 
     def __contains__(self, word) -> bool:
-        if not isinstance(word, str) or not word.isascii() or not word.isalpha():
+        if not isinstance(word, str) or not word or not all(is_letter(ch) for ch in word):
             return False
         node = self.walk(letter_code(ch) for ch in word)
         return node is not None and self.masks[node] & 1 == 1
@@ -78,6 +82,7 @@ class Lexicon:
         """Whether some word is made of exactly these tiles: ``counts`` by letter code, index 0 the blanks."""
         masks, arcs, lengths = self._anagrams
         counts = list(counts)
+        counts += [0] * (ALPHABET_SIZE - len(counts))  # a caller may count only the codes A-Z (27 entries)
 
         def search(node, lowest, remaining):
             # Keys are sorted: the next letter is at least ``lowest`` and at most the smallest real tile
@@ -85,9 +90,9 @@ class Lexicon:
             if not remaining:
                 return masks[node] & 1
             real = lowest
-            while real < 27 and not counts[real]:
+            while real < ALPHABET_SIZE and not counts[real]:
                 real += 1
-            top = real if real < 27 else 26
+            top = real if real < ALPHABET_SIZE else ALPHABET_SIZE - 1
             first = lowest if counts[0] else top
             remaining -= 1
             for c in range(first, top + 1):
@@ -116,9 +121,9 @@ class Lexicon:
                 yield prefix
             bits = masks[node] >> 1
             # Push in reverse so the smallest letter is popped first.
-            for c in range(26, 0, -1):
+            for c in range(ALPHABET_SIZE - 1, 0, -1):
                 if bits >> (c - 1) & 1:
-                    stack.append((arcs[node << 5 | c], prefix + chr(64 + c)))
+                    stack.append((arcs[node << 5 | c], prefix + decode(c)))
 
 
 @dataclass
@@ -160,7 +165,7 @@ def normalise(words: Iterable[str], accept=None) -> tuple[list[str], list[str]]:
 
 
 def word_list_sha256(words: list[str]) -> str:
-    return hashlib.sha256("\n".join(words).encode("ascii")).hexdigest()
+    return hashlib.sha256("\n".join(words).encode("utf-8")).hexdigest()  # ASCII lists: as they always were
 
 
 # --------------------------------------------------------------------------------------------------
@@ -198,7 +203,7 @@ def compile_words(words: list[str]) -> tuple[list, dict, list]:
             child = len(final)
             final.append(False)
             children.append({})
-            c = ord(ch) - 64
+            c = letter_code(ch)
             children[node][c] = child
             path.append((node, c, child))
             node = child
@@ -238,7 +243,7 @@ def _suffix_lengths(masks, arcs) -> list:
         node, expanded = stack.pop()
         if lengths[node] is not None:
             continue
-        kids = [arcs[node << 5 | c] for c in range(1, 27) if masks[node] >> c & 1]
+        kids = [arcs[node << 5 | c] for c in range(1, ALPHABET_SIZE) if masks[node] >> c & 1]
         if expanded:
             bits = masks[node] & 1
             for kid in kids:
@@ -351,14 +356,40 @@ def load_lexicon(name: str, cache_dir=None) -> Lexicon:
     return lexicon
 
 
-def import_lexicon(name: str, words: Iterable[str], tileset, cache_dir=None) -> ImportResult:
+def spell_words(words: Iterable[str], tileset, stored: bool = False) -> tuple[list[str], list[str]]:
+    """(sorted unique stored words, rejected raw entries) of a word list for a tile set whose labels are not
+    all one letter A-Z (Spanish, Catalan, German): each entry spelled by the set's rule (``TileSet.spell``);
+    an entry it cannot spell (a letter with no tile, a character that is no letter) or of fewer than two
+    tiles is rejected.  ``stored``: the entries are already stored strings (a list read back from the
+    database), taken as they are when every character is a tile of the set."""
+    accepted, rejected = set(), []
+    for raw in words:
+        entry = raw.strip()
+        if not entry:
+            continue
+        if stored:
+            tiles = entry if all(ch in tileset.stored_chars for ch in entry) else None
+        else:
+            tiles = tileset.spell(entry)
+        if tiles is not None and len(tiles) >= MIN_WORD_LENGTH:
+            accepted.add(tiles)
+        else:
+            rejected.append(entry)
+    return sorted(accepted), rejected  # code points of the storage characters run in code order
+
+
+def import_lexicon(name: str, words: Iterable[str], tileset, cache_dir=None, *, stored: bool = False) -> ImportResult:
     """Compile ``words`` under ``name``.  Entries that cannot be played with ``tileset`` (a letter it lacks,
-    a character that is not a letter, fewer than two letters) are returned in ``rejected``."""
+    a character that is not a letter, fewer than two letters) are returned in ``rejected``.  ``stored``: the
+    words are stored strings already (``Lexicon.words()`` of an earlier import)."""
     _check_name(name)
     if name in BUILTINS:
         raise ValueError(f"{name!r} is a built-in lexicon")
     directory = cache_directory(cache_dir)
-    accepted, rejected = normalise(words, lambda word: all(tileset.has_letter(ch) for ch in word))
+    if getattr(tileset, "plain", True):  # tiles of one letter A-Z each
+        accepted, rejected = normalise(words, lambda word: all(tileset.has_letter(ch) for ch in word))
+    else:
+        accepted, rejected = spell_words(words, tileset, stored)
     if not accepted:
         raise ValueError("the word list has no playable word")
     lexicon = _build(name, accepted, directory)

@@ -57,11 +57,11 @@ from .lane import lanes
 from .layout import CENTRE, SIZE
 from .play import Play
 from .scoring import cross_parts
-from .tiles import BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode
+from .tiles import ALPHABET_SIZE, BLANK, EMPTY, LETTER_MASK, decode, decode_word, encode
 
 __all__ = ["Play", "Tops", "best_plays", "count_plays", "find_tops", "generate_plays", "score_spread"]
 
-ALL_LETTERS = ((1 << 27) - 1) & ~1  # bits 1..26
+ALL_LETTERS = ((1 << ALPHABET_SIZE) - 1) & ~1  # bits 1..31: every tile code (engine.tiles)
 
 _FAR = SIZE * SIZE  # farther than any rack reaches
 
@@ -95,7 +95,7 @@ def _hooks(lexicon, before: tuple, after: tuple) -> int:
         if node is not None:
             letters = lexicon.masks[node]
             suffix = [t & LETTER_MASK for t in after]
-            for c in range(1, 27):
+            for c in range(1, ALPHABET_SIZE):
                 if letters >> c & 1:
                     end = lexicon.walk(suffix, lexicon.arcs[node << 5 | c])
                     if end is not None and lexicon.masks[end] & 1:
@@ -107,11 +107,11 @@ def _hooks(lexicon, before: tuple, after: tuple) -> int:
 
 
 _ahead_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_LANE_BITS = 27
+_LANE_BITS = ALPHABET_SIZE  # bits per square ahead: one for each tile code
 
 
 def _ahead(lexicon) -> list:
-    """ahead[node]: bit 27 * j + c set when some word goes on from ``node`` with letter c as its j-th
+    """ahead[node]: bit _LANE_BITS * j + c set when some word goes on from ``node`` with letter c as its j-th
     letter after it (j from 0)."""
     known = _ahead_caches.get(lexicon)
     if known is not None:
@@ -249,7 +249,7 @@ def board_analysis(board, lexicon, tileset, rules) -> list[_Orientation]:
 def read_rack(rack: str, values) -> tuple[tuple, list]:
     """The rack's tiles by letter code (index 0 counts the blanks) and its tiles' values, best first; a
     ValueError for a tile that is no letter or blank."""
-    counts = [0] * 27
+    counts = [0] * ALPHABET_SIZE
     for ch in rack:
         t = encode(ch)
         if t == BLANK:
@@ -286,7 +286,7 @@ class _Search:
         self.blanks = self.counts[0]
         self.rack_len = len(rack)
         self.most = rules.placeable(len(rack))  # tiles a play may place (7 of a rack of 8 in 7 sur 8)
-        self.letters = sum(1 << c for c in range(1, 27) if self.counts[c])
+        self.letters = sum(1 << c for c in range(1, ALPHABET_SIZE) if self.counts[c])
         if orientations is None:
             orientations = board_analysis(board, lexicon, tileset, rules)
         self.orientations = orientations

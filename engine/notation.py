@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from .layout import SIZE
 from .refusals import refusal_message
+from .tiles import is_letter
 
 LABELLINGS = ("rows-letters", "rows-numbers")
 
@@ -153,7 +154,7 @@ def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
         raise WordError("bad_word", word="", why="empty")
     if len(word) > max_length:
         raise WordError("bad_word", word=word, why="too_long", max=max_length)
-    bad = sorted({ch for ch in word if not ("A" <= ch <= "Z" or "a" <= ch <= "z")})
+    bad = sorted({ch for ch in word if not is_letter(ch)})
     if bad:
         shown = " ".join(repr(ch) for ch in bad)
         raise WordError("bad_word", word=word, why="not_letters", letters=shown)
@@ -187,7 +188,7 @@ def parse_marked_word(text: str | None, tileset=None, max_length: int = SIZE) ->
                 raise WordError("bad_blank_mark", word=typed)
             marked = True
             continue
-        if marked and not ("A" <= ch <= "Z" or "a" <= ch <= "z"):
+        if marked and not is_letter(ch):
             raise WordError("bad_blank_mark", word=typed)
         out.append(ch.lower() if marked else ch.upper())
         marked = False

@@ -162,6 +162,7 @@ class TileSet:
         self.fold = fold
         self.words_rule = words
         self._by_char = {letter.letter: letter for letter in self.letters}
+        self.stored_chars = frozenset(self._by_char)  # the uppercase storage characters of its tiles
         if len(self._by_char) != len(self.letters):
             raise ValueError(f"tile set {name}: two tiles share a storage character")
         # Score of a tile by its code; a blank (any code with the BLANK bit) scores blank_value.
@@ -301,8 +302,8 @@ class TileSet:
     def spellings(self, word: str, limit: int = 64) -> list[str]:
         """Every way a word written on a slip reads as tiles of this set, as stored strings, longest tiles
         first (the greedy reading first).  A label in uppercase is a tile, in lowercase a blank standing for
-        it; a bracketed label or alias (``[CH]``, ``[ch]``) is one tile.  A ``?`` before a label marks it as
-        a blank.  Empty when the word cannot be read."""
+        it; a bracketed label or alias (``[CH]``, ``[ch]``) is one tile; a storage character beyond A-Z
+        (``Θ``, a word read back from the database) is its tile.  Empty when the word cannot be read."""
         text = unicodedata.normalize("NFC", (word or "").strip())
         if self.fold == "all":
             text = "".join(c if c.upper() in self._label_chars else _fold_char(c) for c in text)
@@ -321,6 +322,9 @@ class TileSet:
                     if ch is not None:
                         stack.append((end + 1, done + (ch.lower() if inner.islower() else ch)))
                 continue
+            if text[at].upper() in EXTRA_CHARS and text[at].upper() in self.stored_chars:
+                stack.append((at + 1, done + text[at]))
+                continue
             # Push the shortest first so the longest (the greedy reading) is popped first.
             for size in range(1, min(self._longest_label, len(text) - at) + 1):
                 piece = text[at:at + size]
@@ -338,6 +342,10 @@ class TileSet:
                 seen.add(s)
                 ordered.append(s)
         return ordered
+
+    def is_label_char(self, ch: str) -> bool:
+        """Whether ``ch`` (either case) is written in some label of the set."""
+        return ch.upper() in self._label_chars
 
     def spell(self, word: str) -> str | None:
         """A word of a word list as stored tiles, by the set's rule: uppercase, every label matched longest

@@ -56,7 +56,9 @@ def _load(name: str):
     row = Lexicon.objects.filter(name=name, imported=True).first()
     if row is None:
         raise LookupError(f"unknown lexicon {name!r}")
-    return import_lexicon(name, row.words.split(), load_tileset(row.tileset), cache_dir=cache_dir()).lexicon
+    # The words were stored as the engine spells them (one character per tile: COCHE is COΘE in Spanish).
+    return import_lexicon(name, row.words.split(), load_tileset(row.tileset), cache_dir=cache_dir(),
+                          stored=True).lexicon
 
 
 def remember(lexicon) -> None:
