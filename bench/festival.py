@@ -37,12 +37,19 @@ Redis, the Celery worker and the client, and per slip accepted for each of them 
 docker/README.md is made from those). --p99 MS sets the latency target (default 300; the issue's target for
 3,000 players direct is 500).
 
+--followers N --follow-every S: the head arbitrator turns the tournament's public results link on, and N
+followers poll its JSON feed (/api/public/<key>) every S seconds with If-None-Match from the draw until the
+results are shown (bench/followers.py's follow); their answers and latencies are printed beside the slips'
+(the issue: 10,000 followers every 10 s must not move a 1,000-player round's slip latency beyond noise: run
+with and without them).
+
 Run from the repository, PostgreSQL (trust auth) and Redis on 127.0.0.1:
     .venv/bin/python bench/festival.py --players 100 --listeners 30          # a quick check (about a minute)
     .venv/bin/python bench/festival.py --wait-quiet 600                      # 1,000 players, 300 listeners
     DB_POOL_MAX_SIZE=20 .venv/bin/python bench/festival.py --round-seconds 60 --window 15
     .venv/bin/python bench/festival.py --proxy --players 2000 --listeners 300 --wait-quiet 600
     .venv/bin/python bench/festival.py --players 3000 --listeners 300 --p99 500 --wait-quiet 600
+    .venv/bin/python bench/festival.py --players 1000 --followers 10000 --follow-every 10 --wait-quiet 600
 Options: --players 1000 --listeners 300 --round-seconds 40 --window 10 --concurrency 20 --grace 5 --slow 0
 (connections that hold a slip's headers with no body and no credentials through the round, reconnecting
 when the server cuts them off)
@@ -918,6 +925,9 @@ async def festival(args, port: int, password: str, services: Services, db_check,
     tournament = await api.call("POST", "/api/tournaments", {"name": "Festival hall", "round_seconds": args.round_seconds})
     game = await api.call("POST", f"/api/tournaments/{tournament['id']}/games", {"seed": args.seed})
     game_id = game["id"]
+    feed = None
+    if args.followers:  # the head arbitrator turns the public results link on (the console's switch)
+        feed = f"/api/public/{await asyncio.to_thread(public_link, services, tournament['id'])}"
     for _ in range(10):  # the first requests of each worker import the views: not what a phone waits for
         await http(port, "GET", f"/api/games/{game_id}/live")
         await api.call("GET", f"/api/games/{game_id}")
@@ -948,6 +958,13 @@ async def festival(args, port: int, password: str, services: Services, db_check,
           f"{spread([listener.first_event - listener.opened for listener in live])}")
 
     # The round.
+    following_stop = asyncio.Event()
+    following = None
+    if feed:
+        from bench.followers import follow
+
+        following = asyncio.ensure_future(follow(f"http://{HOST}:{port}", feed, args.followers, args.follow_every,
+                                                 following_stop, timeout=args.round_seconds + 120))
     drawn = await api.call("POST", f"/api/games/{game_id}/rounds", {})
     before = await api.call("GET", f"/api/games/{game_id}/rounds/1")
     plan = await asyncio.to_thread(slip_plan, joined, drawn["rack"], before["board"], rng)
@@ -993,6 +1010,8 @@ async def festival(args, port: int, password: str, services: Services, db_check,
         player.final = player.final or "unfinished at the bench's limit"
     sending_done.set()
     close = await closing
+    following_stop.set()
+    followed = await following if following is not None else None
     for task in slow:
         task.cancel()
     await asyncio.gather(*slow, return_exceptions=True)
@@ -1136,6 +1155,11 @@ async def festival(args, port: int, password: str, services: Services, db_check,
           f"events per phone: max {max((listener.events for listener in listeners), default=0)}; "
           f"reconnects: {sum(listener.reconnects for listener in listeners)}; stream errors: {counts(errors)}")
 
+    if followed is not None:
+        from bench.followers import report
+
+        print(f"followers (public results feed {feed}, each every {args.follow_every:g} s with If-None-Match, "
+              f"from the draw to the results): {report(followed)}")
     print(f"client: event-loop lag {spread(lags)}; {cpu:.1f} s CPU over {wall:.1f} s; "
           f"load average now {os.getloadavg()[0]:.1f}; server processes dead: {', '.join(services.dead()) or 'none'}")
 
@@ -1210,6 +1234,20 @@ def compare(detail: dict, accepted: list[Player]):
     return rows, missing, differs, misjudged
 
 
+def public_link(services: Services, tournament_id: int) -> str:
+    """The key of the tournament's public results link, turned on by the festival's arbitrator."""
+    out = services.run("public", ["manage.py", "shell", "-c",
+                                  "from django.contrib.auth import get_user_model; from tournaments import public; "
+                                  "from tournaments.models import Tournament; "
+                                  f"link = public.link_set(tournament=Tournament.objects.get(pk={int(tournament_id)}), "
+                                  "on=True, actor=get_user_model().objects.get(username='festival')); "
+                                  "print('KEY', link.key)"], timeout=120)
+    keys = [line.split()[1] for line in out.splitlines() if line.startswith("KEY ")]
+    if not keys:
+        raise SystemExit(f"no public link key in: {out[-500:]}")
+    return keys[-1]
+
+
 def make_db_check(pg_base: str, database: str):
     def check(game_id: int) -> dict:
         import psycopg
@@ -1268,6 +1306,9 @@ def main() -> None:
     parser.add_argument("--proxy", action="store_true",
                         help="two web hosts (uvicorn on 127.0.0.2 and 127.0.0.3) behind HAProxy "
                              "(docker/haproxy-hosts.cfg) on 127.0.0.1; the client talks to the proxy only")
+    parser.add_argument("--followers", type=int, default=0,
+                        help="followers polling the public results JSON feed (bench/followers.py) during the round")
+    parser.add_argument("--follow-every", type=float, default=10.0, help="each follower's period, in seconds")
     parser.add_argument("--p99", type=float, default=TARGET_P99 * 1000,
                         help="the p99 slip latency target, in ms (300: the issue's target through the proxy; "
                              "500 for 3,000 players direct)")
@@ -1291,6 +1332,8 @@ def main() -> None:
         raise SystemExit(f"--proxy needs HAProxy at {HAPROXY} (Debian's haproxy package)")
     if not 1 <= args.players <= MAX_PLAYERS or not 0 <= args.listeners <= MAX_LISTENERS:
         raise SystemExit(f"--players 1..{MAX_PLAYERS}, --listeners 0..{MAX_LISTENERS}")
+    if not 0 <= args.followers <= 20_000 or not 0.5 <= args.follow_every <= 600:
+        raise SystemExit("--followers 0..20000, --follow-every 0.5..600")
     if not 0 <= args.slow <= 1000:
         raise SystemExit("--slow 0..1000")
     if not 10 <= args.round_seconds <= 600 or not 0 < args.window or not 1 <= args.concurrency <= 200:
@@ -1306,7 +1349,7 @@ def main() -> None:
     check_local(REDIS_BASE)
     sys.path.insert(0, str(ROOT))
 
-    wanted_files = (args.players + args.listeners + args.slow) * 2 + 500
+    wanted_files = (args.players + args.listeners + args.slow + args.followers) * 2 + 500
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     limit = min(hard, max(soft, wanted_files)) if hard != resource.RLIM_INFINITY else max(soft, wanted_files)
     resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
