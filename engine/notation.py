@@ -180,6 +180,8 @@ def parse_marked_word(text: str | None, tileset=None, max_length: int = SIZE) ->
     Raise WordError ``bad_blank_mark`` for a ``?`` not followed by a letter, else as parse_word does.
     """
     typed = (text or "").strip()
+    if tileset is not None and not getattr(tileset, "plain", True):
+        return _parse_marked_labels(typed, tileset, max_length)
     out: list[str] = []
     marked = False
     for ch in typed:
@@ -195,6 +197,34 @@ def parse_marked_word(text: str | None, tileset=None, max_length: int = SIZE) ->
     if marked:
         raise WordError("bad_blank_mark", word=typed)
     return parse_word("".join(out), tileset, max_length)
+
+
+def _parse_marked_labels(typed: str, tileset, max_length: int) -> str:
+    """parse_marked_word for a set with tiles of several letters: a ``?`` marks the whole tile after it (the
+    longest label there: ``CO?CHE`` is C, O, a blank as CH, E); returns the word in labels, a blank's label in
+    lowercase (``COchE``), which the judging reads as tiles."""
+    out: list[str] = []
+    at = 0
+    while at < len(typed):
+        if typed[at] == "?":
+            size = tileset.label_at(typed, at + 1)
+            if not size:
+                raise WordError("bad_blank_mark", word=typed)
+            out.append(typed[at + 1:at + 1 + size].lower())
+            at += 1 + size
+            continue
+        out.append(typed[at].upper())
+        at += 1
+    word = "".join(out)
+    if not word:
+        raise WordError("bad_word", word="", why="empty")
+    readings = tileset.spellings(word)
+    if not readings:
+        strange = sorted({ch for ch in word if not tileset.is_label_char(ch)})
+        raise WordError("bad_word", word=word, why="no_tile", letters=", ".join(strange) or word)
+    if len(readings[0]) > max_length:
+        raise WordError("bad_word", word=word, why="too_long", max=max_length)
+    return word
 
 
 def marked_word_text(word: str) -> str:

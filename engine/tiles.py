@@ -343,6 +343,13 @@ class TileSet:
                 ordered.append(s)
         return ordered
 
+    def label_at(self, text: str, at: int) -> int:
+        """The length of the longest label written at ``text[at:]`` (either case), 0 when none."""
+        for size in range(min(self._longest_label, len(text) - at), 0, -1):
+            if _upper(text[at:at + size]) in self._labels:
+                return size
+        return 0
+
     def is_label_char(self, ch: str) -> bool:
         """Whether ``ch`` (either case) is written in some label of the set."""
         return ch.upper() in self._label_chars

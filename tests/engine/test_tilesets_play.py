@@ -121,3 +121,15 @@ def test_both_searches_agree_on_spanish_tiles(spanish, seed):
             use_compiled_search(True)
     assert results[0] == results[1]
     assert rng is not None and any(count for _, _, count, _ in results[0])
+
+
+def test_an_arbitrator_marks_a_digraph_blank_with_one_question_mark(spanish):
+    from engine.notation import parse_marked_word
+
+    assert parse_marked_word("co?che", SPANISH) == "COchE"
+    assert read_word(parse_marked_word("CO?CHE", SPANISH), SPANISH, spanish.lexicon) == "COθE"
+    assert parse_marked_word("col·legi", CATALAN) == "COL·LEGI"
+    assert parse_marked_word("SA?LAD", load_tileset("english")) == "SAlAD"  # plain sets: as before
+    with pytest.raises(WordError) as caught:
+        parse_marked_word("CO?", SPANISH)
+    assert caught.value.code == "bad_blank_mark"
