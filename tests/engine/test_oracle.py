@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 import random
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from itertools import combinations
 from pathlib import Path
@@ -89,7 +90,57 @@ def _french_words() -> list[str]:
     return (FIXTURES / "french_words.txt").read_text(encoding="utf-8").splitlines()
 
 
-WORD_SOURCES = {"english": _english_words, "french": _french_words}
+# A few words as written in each language, digraph tiles among them (as the federations' lists spell them).
+WRITTEN = {
+    "spanish": "CHICO COCHE CALLE PERRO LLAVE NIÑO AÑO CARRO MUCHO OLLA CERRO NOCHE LECHE TORRE ARROZ LLENO ÑU "
+               "CHE CHA",
+    "catalan": "ANY ANYS QUE QUI COL·LEGI PLAÇA BRAÇ CASA PANY NYAP CEL SOL LLUNA BALL CAÇA",
+    "romanian": "CASA APA MUNTE PAINE FATA OM EU TU NOI ARC URS",
+}
+# Words made up of a language's tiles, drawn with the bag's frequencies: (tiles, how many), seeded.
+MADE_UP = ((2, 120), (3, 160), (4, 120), (5, 80), (6, 50), (7, 30), (8, 15))
+
+
+def _read_longest(text: str, labels: dict):
+    """A word written in labels as tile codes, the longest label first at each letter (the rule of the
+    lists of these languages: a CH is the CH tile); None when some letter is no label."""
+    tiles, at = [], 0
+    longest = max(len(label) for label in labels)
+    while at < len(text):
+        for size in range(min(longest, len(text) - at), 0, -1):
+            code = labels.get(text[at:at + size])
+            if code is not None:
+                tiles.append(code)
+                at += size
+                break
+        else:
+            return None
+    return tuple(tiles)
+
+
+def _made_up_words(name: str) -> list[str]:
+    """WRITTEN's words and words made up of the tile set's tiles, as written in labels: every word reads
+    back as the tiles it was made of (a C followed by an H is not made up where CH is a tile)."""
+    tileset = load_tileset(name)
+    letters = list(tileset.letters)
+    labels = {letter.shown: letter.code for letter in letters}
+    rng = random.Random(f"{SEED}-{name}-words")
+    words = set(WRITTEN[name].split())
+    for n, k in MADE_UP:
+        made = 0
+        for _ in range(50 * k):  # bounded: most draws are kept
+            if made == k:
+                break
+            tiles = rng.choices(letters, weights=[x.count for x in letters], k=n)
+            text = "".join(x.shown for x in tiles)
+            if text not in words and _read_longest(text, labels) == tuple(x.code for x in tiles):
+                words.add(text)
+                made += 1
+    return sorted(words)
+
+
+WORD_SOURCES = {"english": _english_words, "french": _french_words, "spanish": partial(_made_up_words, "spanish"),
+                "catalan": partial(_made_up_words, "catalan"), "romanian": partial(_made_up_words, "romanian")}
 
 
 @cache
@@ -99,8 +150,20 @@ def language(name: str, cache_dir: str) -> Language:
     tileset = load_tileset(name)
     stored = {letter.code: letter.letter for letter in tileset.letters}
     codes = {ch: code for code, ch in stored.items()}
-    accepted, rejected = normalise(WORD_SOURCES[name](), lambda w: all(ch in codes for ch in w))
-    lexicon = import_lexicon(f"oracle-{name}", accepted, tileset, cache_dir=cache_dir).lexicon
+    written = WORD_SOURCES[name]()
+    if tileset.plain:
+        accepted, _ = normalise(written, lambda w: all(ch in codes for ch in w))
+        words = frozenset(tuple(codes[ch] for ch in word) for word in accepted)
+    else:  # the words read as labels, by the oracle itself
+        accepted = written
+        labels = {letter.shown: letter.code for letter in tileset.letters}
+        words = frozenset(_read_longest(unicodedata.normalize("NFC", w), labels) for w in written)
+        assert None not in words
+    imported = import_lexicon(f"oracle-{name}", accepted, tileset, cache_dir=cache_dir)
+    assert not imported.rejected or tileset.plain, imported.rejected
+    lexicon = imported.lexicon
+    # The engine's list is the oracle's, tile for tile.
+    assert {tuple(codes[ch] for ch in word) for word in lexicon.words()} == words
     return Language(
         name, tileset,
         values={letter.code: letter.value for letter in tileset.letters},
@@ -109,7 +172,7 @@ def language(name: str, cache_dir: str) -> Language:
         labels={letter.code: letter.shown for letter in tileset.letters},
         blank_value=tileset.blank_value, blanks=tileset.blanks,
         blank_may_be=frozenset(tileset.blank_codes),
-        words=frozenset(tuple(codes[ch] for ch in word) for word in accepted),
+        words=words,
         lexicon=lexicon,
     )
 
@@ -405,7 +468,7 @@ def search(request):
     engine_search.use_compiled_search(was)
 
 
-LANGUAGES = ["english", "french"]
+LANGUAGES = ["english", "french", "spanish", "catalan", "romanian"]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -414,7 +477,8 @@ LANGUAGES = ["english", "french"]
 
 def test_positions_cover_blanks_and_boards(cache_dir):
     """The seeded positions are what the comparisons need: racks with one and two blanks, blanks on the
-    board, empty and crowded boards, positions with no play."""
+    board, empty and crowded boards, many plays; where the set has tiles of several letters, those tiles on
+    the board and in the plays, as real tiles and as blanks."""
     for name in LANGUAGES:
         found = positions(name, cache_dir)
         assert len(found) == POSITIONS
@@ -423,7 +487,14 @@ def test_positions_cover_blanks_and_boards(cache_dir):
         assert sum(1 for p in found if not p.board) >= 10, name
         assert max(len(p.board) for p in found) >= 25, name
         assert sum(1 for p in found if any(blank for _, blank in p.board.values())) >= 20, name
-        assert sum(len(p.plays) for p in found) >= 50 * POSITIONS, name
+        assert sum(len(p.plays) for p in found) >= 30 * POSITIONS, name
+        lang = language(name, cache_dir)
+        several = {code for code, label in lang.labels.items() if len(label) > 1}  # CH, LL, RR, L·L, NY, QU
+        if several:
+            assert sum(1 for p in found if any(code in several for code, _ in p.board.values())) >= 10, name
+            placed = [{(code, blank) for play in p.plays.values() for _, _, code, blank in play.tiles} for p in found]
+            assert sum(1 for tiles in placed if any(code in several for code, _ in tiles)) >= 100, name
+            assert sum(1 for tiles in placed if any(code in several and blank for code, blank in tiles)) >= 20, name
 
 
 @pytest.mark.parametrize("name", LANGUAGES)
