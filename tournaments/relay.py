@@ -47,6 +47,7 @@ logger = logging.getLogger(__name__)
 SETTINGS = ("lexicon", "tileset", "coordinates", "ruleset", "rule_overrides", "round_seconds")
 IDLE_SECONDS = 2.0  # between two looks for a link when this centre follows no game
 RETRY_SECONDS = 0.5  # between two attempts while the organiser does not answer
+STALE_SECONDS = 60.0  # no contact recorded for this long: the console says the link is down all the same
 
 
 class Unreachable(Exception):
@@ -66,9 +67,12 @@ def relay_address() -> tuple[str, str, str] | None:
     return url, event, token
 
 
-def fetch(after: int, wait: float) -> dict:
+def fetch(after: int, wait: float, timeout: float | None = None) -> dict:
     """One long poll of the organiser's relay: its answer, or Unreachable; a refusal (4xx) is a ServiceError
-    ``relay_refused`` with the organiser's words."""
+    ``relay_refused`` with the organiser's words. ``timeout``: by default the wait asked for plus
+    ``ARBITER_RELAY_SILENT_SECONDS`` (at least 2 s): an organiser silent that long is not answering."""
+    if timeout is None:
+        timeout = wait + max(2.0, float(settings.ARBITER_RELAY_SILENT_SECONDS))
     address = relay_address()
     if address is None:
         raise Conflict("relay_none")
@@ -78,8 +82,7 @@ def fetch(after: int, wait: float) -> dict:
                                      headers={"Accept": "application/json",
                                               **({"Authorization": f"Bearer {token}"} if token else {})})
     try:
-        with urllib.request.urlopen(request, timeout=wait + max(1.0, float(settings.ARBITER_RELAY_SILENT_SECONDS) / 2)
-                                    ) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read(4 * 1024 * 1024))
     except urllib.error.HTTPError as error:
         body = error.read(64 * 1024) if error.fp else b""
@@ -106,7 +109,7 @@ def follow(*, tournament: Tournament, actor=None, auto_start: bool = False) -> G
     if actor is not None:
         services.require_tournament_head(tournament.pk, actor)
     try:
-        relay = fetch(0, 0)
+        relay = fetch(0, 0, timeout=float(settings.ARBITER_RESULTS_PUSH_TIMEOUT))
     except Unreachable as error:
         raise ServiceError("relay_unreachable", status=409, params={"detail": str(error)}) from None
     wanted = {name: relay["settings"][name] for name in SETTINGS}
@@ -326,7 +329,9 @@ def console_state(game: Game) -> dict | None:
     now = timezone.now()
     silent = float(settings.ARBITER_RELAY_SILENT_SECONDS)
     last = link.last_contact_at or link.created_at
-    down_since = link.down_since or (last if (now - last).total_seconds() >= silent * 2 else None)
+    # No contact recorded at all for a long while: the link's loop itself is not running (the worker stopped).
+    stale = max(STALE_SECONDS, 3 * silent + float(settings.ARBITER_RELAY_POLL_SECONDS))
+    down_since = link.down_since or (last if (now - last).total_seconds() >= stale else None)
     racks = list(link.racks.order_by("seq"))
     return {"link": link, "up": down_since is None, "down_since": down_since, "last_contact_at": link.last_contact_at,
             "mismatches": [r for r in racks if r.compared == RelayRack.Check.MISMATCH],

@@ -19,6 +19,7 @@ from django.utils import timezone
 from tournaments import selectors
 from tournaments.live.incidents import incidents_shown
 from tournaments.models import Game, LogEntry, Player, Result, Round
+from tournaments.relay_models import RelayLink, RelayRack
 from tournaments.versions import cache_available, game_version, live_key, progress_mark
 
 SNAPSHOT_TIMEOUT = 600
@@ -90,7 +91,22 @@ def build_snapshot(game_id: int) -> dict | None:
         # is): the phone links to it.
         "training_open": game.status == Game.Status.OVER and game.training != Game.Training.CLOSED,
         **incidents_shown(game, current),
+        "relay": _relay_shown(game.pk),
     }
+
+
+def _relay_shown(game_id: int) -> dict | None:
+    """A game following an organiser's live game (a multiplex, tournaments/relay.py): its link up or down
+    since when, and the rounds whose rack differs from the organiser's; None for any other game. In the
+    snapshot so that the console's stream tells of a change of the link, which changes nothing else."""
+    link = RelayLink.objects.filter(game_id=game_id).values("pk", "down_since").first()
+    if link is None:
+        return None
+    mismatches = list(RelayRack.objects.filter(link_id=link["pk"], compared=RelayRack.Check.MISMATCH)
+                      .order_by("number").values_list("number", flat=True))
+    return {"up": link["down_since"] is None,
+            "down_since": link["down_since"].isoformat() if link["down_since"] else None,
+            "mismatches": mismatches}
 
 
 def _scores_signature(game) -> str:
