@@ -42,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     def common(sub):
         sub.add_argument("--lexicon", default="TWL06", help="TWL06, SOWPODS or an imported lexicon's name")
         sub.add_argument("--lexicon-cache", default=None, help="directory of compiled lexicons")
-        sub.add_argument("--tileset", default="english", help="english or french")
+        sub.add_argument("--tileset", default="english", help="a tile set of engine/data/tilesets (english, french, "
+                         "spanish, catalan, romanian, dutch, german, italian)")
         sub.add_argument("--ruleset", default="fisf", choices=PRESET_NAMES)
 
     tops = commands.add_parser("tops", help="tops of positions given as JSON lines on stdin")
@@ -82,7 +83,7 @@ def main(argv=None) -> int:
         print(f"search: {search}, ready in {time.perf_counter() - started:.1f} s ({lexicon.name})")
         return 0
     game = simulate_game(args.seed, lexicon, tileset, rules)
-    print_game(game, sys.stdout, args.labelling, as_json=args.json)
+    print_game(game, sys.stdout, args.labelling, as_json=args.json, tileset=tileset)
     return 0
 
 
@@ -211,7 +212,9 @@ def simulate_game(seed: int, lexicon, tileset, rules) -> GameRecord:
     return game
 
 
-def print_game(game: GameRecord, out, labelling: str, as_json: bool = False) -> None:
+def print_game(game: GameRecord, out, labelling: str, as_json: bool = False, tileset=None) -> None:
+    """The record as a table (racks and words by the tiles' labels: [CH] on a rack, CH in a word; one JSON
+    line per round in stored characters with ``as_json``)."""
     if as_json:
         for r in game.rounds:
             item = {"round": r.number, "rack": r.rack, "rejected": r.rejected, "score": r.score, "total": r.total}
@@ -226,10 +229,21 @@ def print_game(game: GameRecord, out, labelling: str, as_json: bool = False) -> 
     out.write(f"Duplicate game, seed {game.seed}\n")
     out.write(f"{'round':>5}  {'rack':<28} {'master':<16} {'ref':<4} {'score':>5} {'total':>6}\n")
     for r in game.rounds:
-        rack = " ".join([*r.rejected, r.rack])
+        rack = " ".join(_typed(tileset, text) for text in [*r.rejected, r.rack])
         if r.master is None:
             out.write(f"{r.number:>5}  {rack:<28} {'(cancelled)':<16} {'':<4} {0:>5} {r.total:>6}\n")
             continue
         ref = format_ref(r.master.row, r.master.col, r.master.horizontal, labelling)
-        out.write(f"{r.number:>5}  {rack:<28} {r.master.word:<16} {ref:<4} {r.score:>5} {r.total:>6}\n")
-    out.write(f"total {game.total}; end: {game.end}; letters left: {game.left or '-'}\n")
+        out.write(f"{r.number:>5}  {rack:<28} {_shown(tileset, r.master.word):<16} {ref:<4} {r.score:>5} {r.total:>6}\n")
+    out.write(f"total {game.total}; end: {game.end}; letters left: {_typed(tileset, game.left) or '-'}\n")
+
+
+def _typed(tileset, text: str) -> str:
+    """A rack as typed back (``[CH]AEIO``), keeping its ``-`` and ``+`` marks."""
+    if tileset is None or tileset.plain or not text:
+        return text
+    return "".join(ch if ch in "-+" else tileset.typed(ch) for ch in text)
+
+
+def _shown(tileset, word: str) -> str:
+    return word if tileset is None else tileset.show(word)
