@@ -15,6 +15,7 @@ from arbiter.backups import embedded_database  # noqa: E402
 from arbiter.running import hold as hold_data_folder  # noqa: E402
 from engine.search import warm_up_in_background  # noqa: E402
 from tournaments.api.fast import fast_slips  # noqa: E402  (Django is set up above)
+from tournaments.public_fast import fast_public  # noqa: E402
 
 # The first search of a server process (a round's tops, at its close when no worker runs) should not wait
 # the second it takes to load the compiled move search: each process loads it now, beside the event loop.
@@ -35,4 +36,6 @@ sys.setswitchinterval(0.001)
 # with its arrival at its last byte (arbiter/bodies.py, arbiter/arrival.py); then it waits its turn (a few
 # changes run at once in each process, in order of arrival); a player's well-formed slip is served without
 # Django's request machinery (tournaments/api/fast.py), everything else by Django.
-application = arrive_whole(limit_in_flight(fast_slips(django_application)))
+# A follower's poll of public results that finds nothing new is answered 304 from the cache the same way
+# (tournaments/public_fast.py).
+application = arrive_whole(limit_in_flight(fast_slips(fast_public(django_application))))

@@ -151,14 +151,29 @@ class Published:
         return data
 
 
+def _stamp(key: str) -> tuple[dict | None, int | None]:
+    """The link's stamp and the live version clock: one cache round trip."""
+    stamp_key = _stamp_key(key)
+    found = cache.get_many([stamp_key, _CLOCK_KEY])
+    return found.get(stamp_key), found.get(_CLOCK_KEY)
+
+
+def current(key: str) -> Published | None:
+    """The link's data as the cache alone says it, when its stamp is current (nothing changed on the server
+    since it was made); else None, and only ``published`` can tell (tournaments/public_fast.py)."""
+    stamp, clock = _stamp(key)
+    if stamp is not None and clock is not None and stamp["clock"] == clock:
+        return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
+    return None
+
+
 def published(key: str) -> Published | None:
     """The link's current data (see the module's docstring); None when no link has this key or it is off.
 
     One cache round trip while nothing changed on the server since the stamp was made, and no database query.
     """
     stamp_key = _stamp_key(key)
-    found = cache.get_many([stamp_key, _CLOCK_KEY])
-    stamp, clock = found.get(stamp_key), found.get(_CLOCK_KEY)
+    stamp, clock = _stamp(key)
     if stamp is not None and clock is not None and stamp["clock"] == clock:
         return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
     if not cache_available():

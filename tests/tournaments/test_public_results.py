@@ -349,3 +349,56 @@ def test_the_page_sets_no_cookie_and_answers_head(client, hall, arbitrator):
     assert "Cookie" not in page.get("Vary", "")
     head = client.head(reverse("public-results", kwargs={"key": link.key}))
     assert head.status_code == 200 and head["ETag"] == page["ETag"]
+
+
+def test_a_followers_304_is_answered_before_django_and_anything_else_goes_on(client, hall, arbitrator):
+    """tournaments/public_fast.py in front of the ASGI application: the current ETag of a current stamp is a 304
+    with the headers Django gives it; no If-None-Match, another ETag, an unknown host or a link turned off go
+    on to the application."""
+    import asyncio
+
+    from asgiref.testing import ApplicationCommunicator
+
+    from tournaments import public_fast
+
+    link = public.link_set(tournament=hall["tournament"], on=True, actor=arbitrator)
+    feed, page = _feed(client, link.key), _page(client, link.key)
+    passed = []
+
+    async def django_app(scope, receive, send):
+        passed.append(scope["path"])
+        await send({"type": "http.response.start", "status": 299, "headers": []})
+        await send({"type": "http.response.body", "body": b"django"})
+
+    fast = public_fast.fast_public(django_app)
+
+    def ask(path, etag=None, host=b"testserver"):
+        headers = [(b"host", host)] + ([(b"if-none-match", etag.encode())] if etag else [])
+        scope = {"type": "http", "method": "GET", "path": path, "query_string": b"", "headers": headers}
+
+        async def run():
+            talk = ApplicationCommunicator(fast, scope)
+            await talk.send_input({"type": "http.request", "body": b""})
+            start = await talk.receive_output(5)
+            body = await talk.receive_output(5)
+            return start["status"], dict(start["headers"]), body["body"]
+
+        return asyncio.run(run())
+
+    feed_path = reverse("api-public-feed", kwargs={"key": link.key})
+    page_path = reverse("public-results", kwargs={"key": link.key})
+    before = public_fast.served["fast"]
+    with CaptureQueriesContext(connection) as queries:
+        status, headers, body = ask(feed_path, feed["ETag"])
+        assert (status, body) == (304, b"")
+        assert headers[b"etag"].decode() == feed["ETag"]
+        assert headers[b"cache-control"].decode() == feed["Cache-Control"]
+        assert ask(page_path, page["ETag"])[0] == 304
+        assert ask(reverse("public-results-game", kwargs={"key": link.key, "number": 1}), page["ETag"])[0] == 304
+    assert len(queries) == 0 and passed == [] and public_fast.served["fast"] == before + 3
+    assert ask(feed_path)[0] == 299  # no If-None-Match
+    assert ask(feed_path, page["ETag"])[0] == 299  # the page's ETag is not the feed's
+    assert ask(feed_path, feed["ETag"], host=b"evil.example")[0] == 299
+    public.link_set(tournament=hall["tournament"], on=False, actor=arbitrator)
+    assert ask(feed_path, feed["ETag"])[0] == 299  # the stamp is gone: Django answers (404)
+    assert len(passed) == 4
