@@ -285,6 +285,9 @@ ARBITER_RESULTS_PUSH_TIMEOUT = env.get_seconds("RESULTS_PUSH_TIMEOUT", 10.0)
 ARBITER_RELAY_WAIT_SECONDS = env.get_seconds("RELAY_WAIT_SECONDS", 20.0)
 ARBITER_RELAY_POLL_SECONDS = env.get_seconds("RELAY_POLL_SECONDS", 2.0)
 ARBITER_RELAY_SILENT_SECONDS = env.get_seconds("RELAY_SILENT_SECONDS", 5.0)
+# The organiser's merged standings page reads itself again this often while centres are still to report
+# (0: never).
+ARBITER_EVENT_STANDINGS_REFRESH_SECONDS = env.get_int("EVENT_STANDINGS_REFRESH_SECONDS", 10, minimum=0)
 # A game record to import larger than this (bytes) is played back by the worker: 202 and a job to follow
 # (tournaments/exports/imports.py); a smaller one within its request, 201.
 ARBITER_RECORD_INLINE_BYTES = env.get_int("RECORD_INLINE_BYTES", 1024 * 1024)

@@ -218,3 +218,17 @@ def test_standings_say_which_rounds_each_centre_reported(opened):
     merged = events.standings(opened["event"])
     assert merged["rounds"] == {"M1": 1} and merged["behind"] == ["c1", "c2"]
     assert multiplex.live_of(opened["event"]).live_game_id == opened["game"].pk
+
+
+def test_the_merged_standings_page_lists_the_rounds_each_centre_reported_and_reads_itself_again(opened, client,
+                                                                                                 settings):
+    settings.ARBITER_EVENT_STANDINGS_REFRESH_SECONDS = 7
+    services.round_close(round=services.round_start(round=services.round_draw(game=opened["game"])))
+    client.force_login(opened["actor"])
+    page = client.get(reverse("console-event-standings", kwargs={"event_id": opened["event"].pk})).content.decode()
+    progress = page[page.index('id="event-progress"'):page.index("</section>", page.index('id="event-progress"'))]
+    assert progress.count('class="behind"') == 2 and "0 of 1" in progress
+    assert '<meta http-equiv="refresh" content="7">' in page
+    # The event's page lists the game as played live here, linked to its console.
+    event_page = client.get(reverse("console-event", kwargs={"event_id": opened["event"].pk})).content.decode()
+    assert reverse("console-game", kwargs={"game_id": opened["game"].pk}) in event_page

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import segno
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
@@ -227,6 +228,8 @@ def event_standings(request: HttpRequest, event_id: int) -> HttpResponse:
                 for game, by_centre in merged["reported"].items() for centre, count in by_centre.items()]
     return render(request, "console/event_standings.html", {
         "section": "events", "event": event, "merged": merged, "groups": groups, "reported": reported,
+        # While centres are still to report (a multiplex round by round), the page reads the standings again.
+        "refresh_seconds": settings.ARBITER_EVENT_STANDINGS_REFRESH_SECONDS,
         "breadcrumbs": _crumbs(event, _("Merged standings")),
     })
 
