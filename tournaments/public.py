@@ -172,7 +172,6 @@ def published(key: str) -> Published | None:
 
     One cache round trip while nothing changed on the server since the stamp was made, and no database query.
     """
-    stamp_key = _stamp_key(key)
     stamp, clock = _stamp(key)
     if stamp is not None and clock is not None and stamp["clock"] == clock:
         return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
@@ -180,6 +179,29 @@ def published(key: str) -> Published | None:
         held = _held.get(key)
         if held is not None and time.monotonic() - held[0] < settings.ARBITER_PUBLIC_MAX_AGE:
             return held[3]
+    if stamp is not None and cache_available():
+        # Only one request at a time checks the link against the database after a change; the others answer
+        # from the stamp as it was meanwhile (at most BUILD_SECONDS, the time of one check), rather than
+        # each of the hundreds arriving during the check building the standings again.
+        if not cache.add(_build_key(key), 1, timeout=BUILD_SECONDS):
+            return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
+        try:
+            return _check(key, stamp, clock)
+        finally:
+            cache.delete(_build_key(key))
+    return _check(key, stamp, clock)
+
+
+BUILD_SECONDS = 10
+
+
+def _build_key(key: str) -> str:
+    return f"{_prefix()}:building:{key}"
+
+
+def _check(key: str, stamp: dict | None, clock: int | None) -> Published | None:
+    """The link checked against the database: its data built again when the games it covers changed."""
+    stamp_key = _stamp_key(key)
     link = (PublicLink.objects.filter(key=key, enabled=True).select_related("tournament", "event").first()
             if _plausible(key) else None)
     if link is None:

@@ -402,3 +402,19 @@ def test_a_followers_304_is_answered_before_django_and_anything_else_goes_on(cli
     public.link_set(tournament=hall["tournament"], on=False, actor=arbitrator)
     assert ask(feed_path, feed["ETag"])[0] == 299  # the stamp is gone: Django answers (404)
     assert len(passed) == 4
+
+
+def test_while_one_request_checks_the_link_the_others_answer_from_the_stamp(client, hall, arbitrator):
+    from django.core.cache import cache
+
+    link = public.link_set(tournament=hall["tournament"], on=True, actor=arbitrator)
+    first = _feed(client, link.key)
+    _play_round(hall["game"], arbitrator, slips={hall["players"][0]: "top"})  # the clock and the data move
+    assert cache.add(public._build_key(link.key), 1, timeout=10)  # another request is checking the link
+    with CaptureQueriesContext(connection) as queries:
+        meanwhile = _feed(client, link.key, etag=first["ETag"])
+    assert meanwhile.status_code == 304 and len(queries) == 0
+    cache.delete(public._build_key(link.key))
+    checked = _feed(client, link.key, etag=first["ETag"])
+    assert checked.status_code == 200 and checked["ETag"] != first["ETag"]
+    assert checked.json()["games"][0]["rounds_closed"] == 1
