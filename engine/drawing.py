@@ -45,7 +45,7 @@ _MAX_DRAWS = 100_000
 
 class RackError(ValueError):
     """codes: ``game_over``, ``bad_letters``, ``wrong_size``, ``missing_kept``, ``not_in_bag``,
-    ``too_few_vowels``, ``too_few_consonants``."""
+    ``too_few_vowels``, ``too_few_consonants``, ``joker_blank``."""
 
     def __init__(self, code: str, **params):
         self.code = code
@@ -332,6 +332,10 @@ def check_typed_rack(
     absent = drawn - Counter(bag)
     if absent:
         raise RackError("not_in_bag", rack=letters, letters=sort_tiles(absent.elements()))
+    if _blank_every_rack(rules) and letters.count(BLANK_CHAR) != (1 if BLANK_CHAR in pool else 0):
+        # Joker and explosive: one blank, no more, while one is left (an explosive rack is typed with its
+        # blank, before the blank's letter is chosen).
+        raise RackError("joker_blank", rack=letters)
     minimums = minimums_in_force(pool, round_number, tileset, rules)
     if minimums is None:
         raise RackError("game_over", why="no_valid_rack")

@@ -28,6 +28,7 @@ TEXTS = {
     "not_in_bag": gettext_noop("%(rack)s: %(letters)s not in the bag"),
     "too_few_vowels": gettext_noop("%(rack)s: at least %(vowels)s vowels are needed"),
     "too_few_consonants": gettext_noop("%(rack)s: at least %(consonants)s consonants are needed"),
+    "joker_blank": gettext_noop("%(rack)s: in this game every rack holds one blank while one is left"),
     ("too_few_vowels", "+consonants"): gettext_noop(
         "%(rack)s: at least %(vowels)s vowels and %(consonants)s consonants are needed"),
     ("too_few_vowels", "kept_alone"): gettext_noop(

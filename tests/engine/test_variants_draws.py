@@ -16,7 +16,7 @@ from collections import Counter
 import pytest
 
 from engine.board import Board
-from engine.drawing import RackError, draw_rack, replace_played_blanks
+from engine.drawing import RackError, check_typed_rack, draw_rack, replace_played_blanks
 from engine.layout import SIZE
 from engine.rules import variant_rules
 from engine.tiles import BLANK, letter_code, load_tileset
@@ -205,3 +205,22 @@ def test_without_a_variant_the_draws_are_those_of_before():
         draw = draw_rack(FRENCH.full_bag(), "", 1, random.Random(seed), FRENCH, variant_rules("duplicate"))
         counts[draw.rack.count("?")] += 1
     assert counts[0] > counts[1] > 0
+
+
+@pytest.mark.parametrize("variant", ["joker", "explosive"])
+def test_a_typed_rack_holds_one_blank_while_one_is_left(variant):
+    rules = variant_rules(variant)
+    bag = FRENCH.full_bag()
+    draw = check_typed_rack(bag, "", "AEIRST?", 1, FRENCH, rules)
+    assert draw.rack == "AEIRST?"
+    for typed in ("AEIRSTU", "AEIRS??"):
+        with pytest.raises(RackError) as refused:
+            check_typed_rack(bag, "", typed, 1, FRENCH, rules)
+        assert refused.value.code == "joker_blank" and refused.value.params == {"rack": typed}
+        assert "one blank while one is left" in refused.value.message
+    # The blank kept from the last rack counts; with none left, none is asked for.
+    assert check_typed_rack(bag, "?E", "?EAIRST", 2, FRENCH, rules).kept == "E?"
+    no_blank = [t for t in bag if t != "?"]
+    assert check_typed_rack(no_blank, "", "AEIRSTU", 20, FRENCH, rules).rack == "AEIRSTU"
+    # A plain game takes a rack with no blank or two.
+    assert check_typed_rack(bag, "", "AEIRS??", 1, FRENCH, variant_rules("duplicate")).rack == "AEIRS??"
