@@ -4,14 +4,17 @@ engine's searches (``find_tops``, ``best_plays``, ``count_plays``, ``score_sprea
 and with ``judge_slip`` on random positions of each language, by the compiled search and by the pure-Python
 one.
 
-What the oracle takes from the engine is data only: the tile set's letters, counts and values, the
-premium squares (``engine.layout``), the rack size and the bingo bonus (``engine.rules``), and the word
-list.  The positions are seeded: boards made by playing random moves the oracle found, racks drawn at
-random from what the board leaves in the bag, some with one or two blanks put in.
+What the oracle takes from the engine is data only: the tile set's tiles (code, storage character, label,
+count, value) and what a blank may stand for, the premium squares (``engine.layout``), the most tiles a
+play places and the bingo bonuses (``engine.rules``), and the word list, which it reads as tiles itself
+(the longest label first) and checks against the engine's import tile for tile.  The positions are seeded:
+boards made by playing random moves the oracle found, racks drawn at random from what the board leaves in
+the bag, half of them with one or two blanks put in (while the bag has them).  English and French, one
+letter a tile; Spanish (CH, LL, RR, Ñ), Catalan (L·L, NY, QU, Ç) and Romanian, on small lists of a few real
+words and words made up of the set's tiles.
 """
 from __future__ import annotations
 
-import os
 import random
 import unicodedata
 from collections import Counter
@@ -33,7 +36,7 @@ from engine.rules import rules_preset
 from engine.tiles import load_tileset
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-POSITIONS = int(os.environ.get("ORACLE_POSITIONS", "300"))  # per language
+POSITIONS = 300  # per language
 SEED = 27
 GAME_MOVES = (3, 14)  # a game is played this many moves (drawn in the range), then a new one starts
 SEARCHES = ("compiled", "python")
