@@ -166,7 +166,7 @@ def hardness(round: PregameRound) -> tuple:
 
 def profile(game: Pregame, rules, labelling: str = "rows-letters", hardest: int = HARDEST_SHOWN) -> dict:
     """A candidate game's figures: ``rounds``; ``tops_sum`` (the masters' scores added up); ``bingos``
-    (masters placing a whole rack of ``rules.rack_size`` tiles); ``blanks`` (blanks the masters placed) and
+    (masters earning a bonus: 7 tiles placed, or 8 in 7 et 8, ``rules.bonus_for``); ``blanks`` (blanks the masters placed) and
     ``racks_with_blank`` (racks holding one or more); ``rejected`` (rejected draws); ``hardest``, the
     ``hardest`` rounds by ``hardness`` (round, rack, master, top, tied tops, all plays)."""
     masters = [r.master for r in game.rounds if r.master is not None]
@@ -174,7 +174,7 @@ def profile(game: Pregame, rules, labelling: str = "rows-letters", hardest: int 
     return {
         "rounds": len(game.rounds),
         "tops_sum": sum(m.score for m in masters),
-        "bingos": sum(1 for m in masters if len(m.tiles) == rules.rack_size),
+        "bingos": sum(1 for m in masters if rules.bonus_for(len(m.tiles))),
         "blanks": sum(1 for m in masters for *_, is_blank in m.tiles if is_blank),
         "racks_with_blank": sum(1 for r in game.rounds if "?" in r.rack),
         "rejected": sum(len(r.rejected) for r in game.rounds),

@@ -20,6 +20,7 @@ from engine import search as engine_search
 from engine.board import Board
 from engine.drawing import RackError, draw_rack, explosive_chooser, replace_played_blanks
 from engine.master import choose_master
+from engine.pregame import draw_game, profile
 from engine.rules import variant_rules
 from engine.search import find_tops, generate_plays
 
@@ -148,3 +149,12 @@ def test_whole_engine_games_of_each_variant(variant, twl06, english):
             assert all(len(draw.rack) == 8 for draw, _ in masters[:8])
     if rules.explosive:
         assert top_letters > 0
+
+
+@pytest.mark.parametrize("rules", [SEVEN_OF_EIGHT, SEVEN_AND_EIGHT], ids=["seven_of_eight", "seven_and_eight"])
+def test_a_candidate_game_of_eight_tile_racks_counts_its_bonuses(rules, twl06, english):
+    game = draw_game(2025, twl06, english, rules, max_rounds=12)
+    assert all(len(r.rack) == 8 for r in game.rounds)
+    assert all(len(r.master.tiles) <= rules.max_placed for r in game.rounds)
+    assert profile(game, rules)["bingos"] == sum(1 for r in game.rounds if len(r.master.tiles) in (7, 8))
+    assert profile(game, rules)["bingos"] > 0
