@@ -449,6 +449,12 @@ def feed_bytes(found: Published, params) -> bytes:
 _encoded: dict[str, tuple[str, bytes]] = {}
 
 
+def encoded(found: Published) -> bytes | None:
+    """The unfiltered feed's body of ``found``'s data if this process has encoded it (feed_bytes); else None."""
+    held = _encoded.get(found.key)
+    return held[1] if held is not None and held[0] == found.tag else None
+
+
 def feed_body(found: Published, params) -> dict:
     """The JSON feed's body: the link's data with its ``version`` and the filters applied (``filtered``)."""
     data = found.data()

@@ -5,7 +5,8 @@ poll finds nothing new. Through Django's handler, its middleware and DRF, such a
 a server core; the work itself is one Redis read. Here only that case is served: a ``GET`` or ``HEAD`` of
 ``/api/public/<key>`` or a public page (``/results/<key>/``, ``/results/<key>/games/<n>/``) whose
 ``If-None-Match`` names the link's current ETag while the stamp in the cache is current (``public.current``:
-one cache round trip, no database). Anything else — no ``If-None-Match``, another ETag, a stamp to check again
+one cache round trip, no database); and the unfiltered feed's 200 when this process holds its body encoded for
+that same current data. Anything else — no ``If-None-Match``, another ETag, a stamp to check again
 after a change, an unknown host — goes on to Django untouched, which answers it exactly as before (the same
 ETag, Cache-Control and headers as here)."""
 
@@ -27,9 +28,8 @@ HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),
     (b"cross-origin-opener-policy", b"same-origin"),
-    (b"content-length", b"0"),
 ]
-served = {"fast": 0}  # how many 304s were answered here (read by the tests)
+served = {"fast": 0, "fast_200": 0}  # how many 304s and whole feeds were answered here (read by the tests)
 
 
 def fast_public(app):
@@ -40,32 +40,46 @@ def fast_public(app):
             return await app(scope, receive, send)
         match = PATH.fullmatch(scope.get("path", ""))
         asked = _asked(scope) if match else None
-        if not asked:
+        # The unfiltered feed's whole body too, when this process has it encoded for the current data: after a
+        # close, every follower's next poll is a 200 (tournaments.public.feed_bytes).
+        whole = bool(match and match["feed"] and not scope.get("query_string") and asked is not None)
+        if not asked and not whole:
             return await app(scope, receive, send)
         key, kind = (match["feed"], public.FEED) if match["feed"] else (match["page"], public.PAGE)
         found = await sync_to_async(public.current, thread_sensitive=False)(key)
         tag = public.etag(kind, found.tag) if found is not None else None
-        if tag is None or not ("*" in asked or tag in asked):
+        if tag is None:
             return await app(scope, receive, send)
-        served["fast"] += 1
         headers = [(b"etag", tag.encode("ascii")),
                    (b"cache-control", f"public, max-age={int(settings.ARBITER_PUBLIC_MAX_AGE)}".encode()),
                    (b"content-language", found.language.encode("ascii", "replace")), *HEADERS]
-        await send({"type": "http.response.start", "status": 304, "headers": headers})
-        await send({"type": "http.response.body", "body": b""})
+        if "*" in asked or tag in asked:
+            served["fast"] += 1
+            await send({"type": "http.response.start", "status": 304,
+                        "headers": [*headers, (b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return None
+        body = public.encoded(found) if whole else None
+        if body is None:
+            return await app(scope, receive, send)
+        served["fast_200"] += 1
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [*headers, (b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
+        return None
 
     return application
 
 
 def _asked(scope) -> list[str] | None:
-    """The ETags of ``If-None-Match`` when the request's host is one this server serves; else None."""
+    """The ETags of ``If-None-Match`` (empty without one) when the request's host is one this server serves;
+    else None."""
     headers = {}
     for name, value in scope.get("headers", []):
         headers.setdefault(name.lower(), value)
-    asked = headers.get(b"if-none-match")
-    if not asked:
-        return None
     domain, _ = split_domain_port(headers.get(b"host", b"").decode("latin-1"))
     if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
         return None
-    return parse_etags(asked.decode("latin-1"))
+    asked = headers.get(b"if-none-match")
+    return parse_etags(asked.decode("latin-1")) if asked else []

@@ -353,8 +353,9 @@ def test_the_page_sets_no_cookie_and_answers_head(client, hall, arbitrator):
 
 def test_a_followers_304_is_answered_before_django_and_anything_else_goes_on(client, hall, arbitrator):
     """tournaments/public_fast.py in front of the ASGI application: the current ETag of a current stamp is a 304
-    with the headers Django gives it; no If-None-Match, another ETag, an unknown host or a link turned off go
-    on to the application."""
+    with the headers Django gives it; the unfiltered feed without it (or with another ETag) is the body Django
+    gave, once this process has it encoded; a page without If-None-Match, an unknown host or a link turned off
+    go on to the application."""
     import asyncio
 
     from asgiref.testing import ApplicationCommunicator
@@ -395,12 +396,19 @@ def test_a_followers_304_is_answered_before_django_and_anything_else_goes_on(cli
         assert headers[b"cache-control"].decode() == feed["Cache-Control"]
         assert ask(page_path, page["ETag"])[0] == 304
         assert ask(reverse("public-results-game", kwargs={"key": link.key, "number": 1}), page["ETag"])[0] == 304
+        # The whole unfiltered feed, encoded by this process when Django answered it above: the same body.
+        wholes = public_fast.served["fast_200"]
+        for etag in (None, page["ETag"]):  # no If-None-Match; the page's ETag, which is not the feed's
+            status, headers, body = ask(feed_path, etag)
+            assert (status, body) == (200, feed.content)
+            assert headers[b"etag"].decode() == feed["ETag"] and headers[b"content-type"] == b"application/json"
     assert len(queries) == 0 and passed == [] and public_fast.served["fast"] == before + 3
-    assert ask(feed_path)[0] == 299  # no If-None-Match
-    assert ask(feed_path, page["ETag"])[0] == 299  # the page's ETag is not the feed's
+    assert public_fast.served["fast_200"] == wholes + 2
+    assert ask(page_path)[0] == 299  # a page without If-None-Match: Django renders it
     assert ask(feed_path, feed["ETag"], host=b"evil.example")[0] == 299
     public.link_set(tournament=hall["tournament"], on=False, actor=arbitrator)
     assert ask(feed_path, feed["ETag"])[0] == 299  # the stamp is gone: Django answers (404)
+    assert ask(feed_path)[0] == 299
     assert len(passed) == 4
 
 
