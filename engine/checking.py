@@ -4,7 +4,8 @@
 2. placement: on the board, written letters agree with the board's tiles, at least one new tile, the
    whole word written (``does_not_fit``); on the first move it covers the centre (``not_centre``),
    later it touches a tile (``not_connected``);
-3. the new tiles are on the rack, a lowercase letter taking a blank (``not_in_rack``);
+3. the new tiles are on the rack, a lowercase letter taking a blank, and no more of them than the rules'
+   ``max_placed`` (``not_in_rack``);
 4. every word formed is in the lexicon; all invalid ones are reported (``invalid_word``);
 5. the score.
 
@@ -90,6 +91,10 @@ def check_play(board, rack: str, word: str, row: int, col: int, horizontal: bool
     placed = _placement(view, span, word)
     _connection(board, view, lane, placed, span)
     _rack(placed, rack, tileset)
+    if len(placed) > rules.max_placed:
+        # 7 sur 8: the eighth tile of the rack is not the play's to place, as a tile the rack lacks.
+        raise PlayError("not_in_rack", f"at most {rules.max_placed} tiles may be placed in this game "
+                        f"({len(placed)} placed)")
 
     words = formed_words(view, placed)
     if len(span) < 2:

@@ -18,6 +18,7 @@ import pytest
 
 from engine import search as engine_search
 from engine.board import Board
+from engine.checking import PlayError, check_play
 from engine.drawing import RackError, draw_rack, explosive_chooser, replace_played_blanks
 from engine.master import choose_master
 from engine.pregame import draw_game, profile
@@ -158,3 +159,17 @@ def test_a_candidate_game_of_eight_tile_racks_counts_its_bonuses(rules, twl06, e
     assert all(len(r.master.tiles) <= rules.max_placed for r in game.rounds)
     assert profile(game, rules)["bingos"] == sum(1 for r in game.rounds if len(r.master.tiles) in (7, 8))
     assert profile(game, rules)["bingos"] > 0
+
+
+def test_a_slip_placing_eight_tiles_in_seven_of_eight_is_refused(twl06, english):
+    board = Board.empty()
+    with pytest.raises(PlayError) as refused:
+        check_play(board, "ABSOLUTE", "ABSOLUTE", 7, 3, True, twl06, english, SEVEN_OF_EIGHT)
+    assert refused.value.reason == "not_in_rack" and "at most 7 tiles" in refused.value.message
+    raw = check_play(board, "ABSOLUTE", "ABSOLUTE", 7, 3, True, twl06, english, NO_BONUS).score
+    assert check_play(board, "ABSOLUTE", "ABSOLUTE", 7, 3, True, twl06, english, SEVEN_AND_EIGHT).score == raw + 75
+    # Seven of the eight: paid with the 50 bonus in both.
+    seven = next(p for p in generate_plays(board, "ABSOLUTE", twl06, english, NO_BONUS) if len(p.tiles) == 7)
+    for rules in (SEVEN_OF_EIGHT, SEVEN_AND_EIGHT):
+        paid = check_play(board, "ABSOLUTE", seven.word, seven.row, seven.col, seven.horizontal, twl06, english, rules)
+        assert paid.score == seven.score + 50
