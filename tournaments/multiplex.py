@@ -25,7 +25,7 @@ import secrets
 import time
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from engine.pregame import PregameError, replay_game
@@ -135,11 +135,14 @@ def wait_for_items(opened: EventGame, after: int, seconds: float) -> list[dict]:
     items = relay_items(opened, after)
     version = game_version(opened.live_game_id)
     while not items and time.monotonic() < end:
+        # A waiting centre holds no database connection: a hundred centres waiting must not empty the pool.
+        if not connection.in_atomic_block:
+            connection.close()
         time.sleep(min(TICK, max(0.0, end - time.monotonic())))
         now = game_version(opened.live_game_id)
         if now != version:
             version, items = now, relay_items(opened, after)
-    if not items:  # a change the cache did not tell (no cache): one last look
+    if not items and seconds > 0:  # a change the cache did not tell (no cache): one last look
         items = relay_items(opened, after)
     return items
 

@@ -232,3 +232,32 @@ def test_the_merged_standings_page_lists_the_rounds_each_centre_reported_and_rea
     # The event's page lists the game as played live here, linked to its console.
     event_page = client.get(reverse("console-event", kwargs={"event_id": opened["event"].pk})).content.decode()
     assert reverse("console-game", kwargs={"game_id": opened["game"].pk}) in event_page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiting_centre_is_answered_when_the_round_starts_not_at_the_end_of_its_wait(opened):
+    import threading
+    import time
+
+    from django.db import connections
+
+    event, game, token = opened["event"], opened["game"], opened["tokens"]["c1"]
+    drawn = services.round_draw(game=game, actor=opened["actor"])
+    answered = {}
+
+    def wait():
+        started = time.monotonic()
+        try:
+            answered["items"] = _relay(event.pk, token, wait="30").json()["items"]
+            answered["seconds"] = time.monotonic() - started
+        finally:
+            connections.close_all()
+
+    waiting = threading.Thread(target=wait)
+    waiting.start()
+    time.sleep(0.5)
+    assert waiting.is_alive()  # nothing to say yet: it waits
+    services.round_start(round=drawn, actor=opened["actor"])
+    waiting.join(timeout=30)
+    assert [(i["kind"], i["round"]) for i in answered["items"]] == [("rack", 1)]
+    assert answered["seconds"] < 30  # told of the start, not at the end of its wait

@@ -62,6 +62,7 @@ GAME = "M1"
 ROUNDS = 5
 CUT = 3  # the round centre 2 plays with its link cut
 WAIT = 60.0  # seconds: a bound, not a timing
+SEARCH_READY = 300.0  # seconds: a bound on a request that may wait for the compiled move search to be ready
 SILENT = 2.0  # the centres' ARBITER_RELAY_SILENT_SECONDS
 NOT_A_WORD = "QXZVJ"
 
@@ -160,7 +161,9 @@ def test_a_live_multiplex_with_a_link_cut_for_a_round_has_exact_standings_after_
                                  {"username": arbitrator.username, "password": "secret-password"}), 200)["token"]
 
     def org(method, path, body=None):
-        return call("127.0.0.1", organiser.port, method, path, body=body, token=api)
+        # A close computes the tops in the request when no worker did: the first one may wait for the compiled
+        # search to load (or compile, after the engine changed), far longer than an answer otherwise takes.
+        return call("127.0.0.1", organiser.port, method, path, body=body, token=api, timeout=SEARCH_READY)
 
     # The organiser's own game (its hall's players are its own business here), the event and its centres.
     tournament = expect(org("POST", "/api/tournaments", {"name": "Tours 2026"}), 201)
@@ -277,8 +280,8 @@ def test_a_live_multiplex_with_a_link_cut_for_a_round_has_exact_standings_after_
         master = expect(org("GET", f"/api/games/{game}/rounds/{number}"), 200)["master"]
         tops.append(master["score"])
         for code, centre in centres.items():
-            closed = expect(centre("POST", f"/api/games/{games[code]}/rounds/{number}/close", {}, token=centre.token),
-                            200)
+            closed = expect(centre("POST", f"/api/games/{games[code]}/rounds/{number}/close", {}, token=centre.token,
+                                   timeout=SEARCH_READY), 200)
             assert closed["closed"] is True, closed
 
         if number == CUT:
