@@ -339,7 +339,7 @@ def event_data(event: Event) -> dict:
     files = events.counted_files(event)
     games = []
     for game in event.games.all():
-        if not game.game_text:
+        if game.game_id in merged["locked"]:  # not unlocked (a multiplex's live game never is, and is not locked)
             games.append({"id": game.game_id, "rounds": [], "rounds_shown": 0})
             continue
         game_file = events.game_file_of(game)
