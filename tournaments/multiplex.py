@@ -32,7 +32,7 @@ from engine.pregame import PregameError, replay_game
 from tournaments import packs, services
 from tournaments.errors import Conflict, ServiceError
 from tournaments.event_models import Event, EventGame
-from tournaments.events import is_organiser, require_organiser
+from tournaments.events import CENTRE_CODE, is_organiser, require_organiser
 from tournaments.limits import CENTRE_CODE_MAX
 from tournaments.models import Game, Round
 from tournaments.versions import game_version
@@ -48,7 +48,7 @@ def game_open(*, event: Event, game: Game, game_id: str, actor) -> EventGame:
     require_organiser(event.pk, actor)
     services.act_as(services.require_head, game.pk, actor)
     game_id = str(game_id or "").strip()
-    if not game_id or len(game_id) > CENTRE_CODE_MAX or not all(ch.isalnum() or ch in "._-" for ch in game_id):
+    if not game_id or len(game_id) > CENTRE_CODE_MAX or not CENTRE_CODE.match(game_id):
         raise ServiceError("bad_centre_code", fields={"game_id": ["format"]}, params={"max": CENTRE_CODE_MAX})
     if game.status == Game.Status.OVER:
         raise Conflict("multiplex_game_over", params={"game": game_id})

@@ -70,6 +70,7 @@ def test_the_centre_console_shows_the_link_up_down_and_a_mismatch(new_page, arbi
     page.wait_for_selector("#relay-up")
     assert "Multiplex de Tours 2026" in page.locator("#relay-card").inner_text()
     assert page.locator("#relay-down").count() == 0
+    assert page.locator("#draw-random").count() == 0  # the racks are the organiser's: no random draw here
     screenshot(page, "multiplex-link-up")
 
     # The organiser's line drops: after the silence the console says so, by itself.

@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from tournaments import events
 from tournaments.api.permissions import IsArbitrator, is_arbitrator
 from tournaments.api.views import ApiView, answers
-from tournaments.limits import RESULTS_FILE_MAX_BYTES
+from tournaments.limits import CENTRE_CODE_MAX, RESULTS_FILE_MAX_BYTES
 
 
 class CentrePrincipal:
@@ -231,8 +231,11 @@ class EventRelayView(ApiView):
 
 
 class OpenGameSerializer(serializers.Serializer):
-    game = serializers.IntegerField(help_text="The organiser's game (its number on this installation).")
-    game_id = serializers.CharField(max_length=100, help_text="Its name in the event, as a pack's game id (M1).")
+    game = serializers.IntegerField(min_value=1, max_value=2**63 - 1,
+                                    help_text="The organiser's game (its number on this installation).")
+    game_id = serializers.RegexField(events.CENTRE_CODE.pattern, max_length=CENTRE_CODE_MAX,
+                                     help_text="Its name in the event, as a pack's game id (M1): letters, digits, "
+                                     "dashes, dots or underscores.")
 
 
 class OpenedSerializer(serializers.Serializer):
@@ -257,7 +260,7 @@ class EventGamesView(ApiView):
 
         data = valid(OpenGameSerializer, request)
         event = events.get_event(event_id)
-        game = Game.objects.filter(pk=data["game"]).first() if 0 < data["game"] < 2**63 else None
+        game = Game.objects.filter(pk=data["game"]).first()
         if game is None:
             from tournaments.errors import NotFound
 
