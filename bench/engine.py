@@ -16,10 +16,21 @@ With Numba installed, the compiled search (``engine.kernel``) and the pure-Pytho
 the same run, position by position alternating (``--search compiled`` or ``python`` times one only).
 
 ``--baseline DIR`` also times another copy of the engine, the package ``DIR/baseline_engine`` (a copy of
-``engine/`` from an earlier version), in the same run, position by position alternating with this one,
-so that both see the same load on the machine.  An engine without ``best_plays`` or ``count_plays`` is
-timed sorting, or counting, ``generate_plays``; the searches are taken from ``engine.search``, or from
-``engine.movegen`` in a copy from before ``engine.search`` existed.
+``engine/`` from an earlier version): before and after, each search (compiled, Python) in a process of its
+own (``--worker``), the parent asking each position of each in turn, so that both see the same load on the
+machine and nothing of one is in the other's process.  (Timed in one process, the same code came out 0.69 ms
+a top search for the engine imported first and 1.57 ms for the second, whichever it was, with or without
+the garbage collector, from Numba's disk cache or just compiled: every call of the second engine's compiled
+functions went through Numba's slow dispatch, ``Dispatcher._compile_for_args``, twice a search, because its
+NamedTuple arguments have the layout of the first engine's, which Numba's fast type lookup finds first.)
+Memory is traced without ``--baseline`` only.  An engine without
+``best_plays`` or ``count_plays`` is timed sorting, or counting, ``generate_plays``; the searches are taken
+from ``engine.search``, or from ``engine.movegen`` in a copy from before ``engine.search`` existed.
+
+Then, for each ``--language NAME=WORDLIST`` (by default Spanish and Catalan on Debian's ``wspanish`` and
+``wcatalan`` lists in /usr/share/dict, when installed; not tournament lists), the list imported and the
+searches timed on positions of seeded games (``engine.pregame.draw_game``), every third one again with two
+blanks: cpu time, the searches ``--search`` names.
 """
 from __future__ import annotations
 
@@ -30,6 +41,7 @@ import importlib.util
 import json
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -53,7 +65,7 @@ class Engine:
     """One engine package: its lexicon, tile set, rules, and the three searches as functions of
     (board rows, rack)."""
 
-    def __init__(self, label, package, lexicon_name, cache_dir=None, compiled=None):
+    def __init__(self, label, package, lexicon_name, cache_dir=None, compiled=None, tileset="english", lexicon=None):
         self.label = label
         self.compiled = compiled  # engine.kernel on (True) or off (False); None: the package's default
         modules = {
@@ -67,8 +79,8 @@ class Engine:
         except ModuleNotFoundError:
             movegen = modules["movegen"]
         self.movegen = movegen
-        self.lexicon = modules["lexicon"].load_lexicon(lexicon_name, cache_dir=cache_dir)
-        self.tileset = modules["tiles"].load_tileset("english")
+        self.lexicon = lexicon or modules["lexicon"].load_lexicon(lexicon_name, cache_dir=cache_dir)
+        self.tileset = modules["tiles"].load_tileset(tileset)
         self.rules = modules["rules"].rules_preset("fisf")
         self._board_caches = getattr(movegen, "_board_caches", None)
         args = (self.lexicon, self.tileset, self.rules)
@@ -86,8 +98,9 @@ class Engine:
         self.warm_up = _timed(self.tops, self.board_cls.empty(), "AEINRST")
 
     def _use(self):
-        if self.compiled is not None:
-            search_module.use_compiled_search(self.compiled)
+        # The package's own switch: a baseline copy has its own engine.search.
+        if self.compiled is not None and hasattr(self.movegen, "use_compiled_search"):
+            self.movegen.use_compiled_search(self.compiled)
 
     def run(self, task, rows, rack):
         """(cpu seconds, wall seconds) of one search from a board not seen before."""
@@ -138,7 +151,7 @@ def _group(rack):
     return f"{blanks} blank{'' if blanks == 1 else 's'}"
 
 
-def bench_searches(engines, positions, repeat, tasks):
+def bench_searches(engines, positions, repeat, tasks, cpu_only=False):
     # times[task][engine label][group] -> [(cpu, wall), ...]
     times = {task: {e.label: {g: [] for g in GROUPS} for e in engines} for task in tasks}
     for position in positions:
@@ -155,6 +168,8 @@ def bench_searches(engines, positions, repeat, tasks):
                 found = times[task][engine.label][group]
                 if found:
                     print(f"  {engine.label:8s} {group:9s} {quantiles([t[0] for t in found])}")
+        if cpu_only:
+            continue
         print("  wall time:")
         for engine in engines:
             for group in GROUPS:
@@ -207,34 +222,131 @@ def _loadavg() -> str:
         return "unknown"
 
 
+class Worker:
+    """One engine timed in a process of its own (``--worker``), asked position by position: nothing of one
+    engine (its compiled code, caches, garbage) is in the other's process."""
+
+    def __init__(self, label, argv):
+        self.label = label
+        self.compiled = None
+        self.process = subprocess.Popen(  # noqa: S603 - this script, with arguments built here
+            [sys.executable, str(Path(__file__).resolve()), "--worker", *argv],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        ready = json.loads(self.process.stdout.readline())
+        self.warm_up = tuple(ready["warm_up"])
+
+    def run(self, task, rows, rack):
+        self.process.stdin.write(json.dumps({"task": task, "board": rows, "rack": rack}) + "\n")
+        self.process.stdin.flush()
+        return tuple(json.loads(self.process.stdout.readline()))
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def worker(args):
+    """``--worker``: one engine, timing what the parent asks on stdin, one JSON line each way."""
+    package = _load_baseline(args.baseline) if args.baseline else "engine"
+    with tempfile.TemporaryDirectory() as cache:
+        engine = Engine(args.search, package, args.lexicon, cache_dir=cache if args.baseline else None,
+                        compiled=args.search == "compiled")
+        print(json.dumps({"warm_up": engine.warm_up}), flush=True)
+        for line in sys.stdin:
+            asked = json.loads(line)
+            print(json.dumps(engine.run(asked["task"], asked["board"], asked["rack"])), flush=True)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Other languages: a word list imported, positions from seeded games (engine.pregame.draw_game)
+
+DEFAULT_LISTS = {"spanish": "/usr/share/dict/spanish", "catalan": "/usr/share/dict/catalan"}
+
+
+def language_positions(lexicon, tileset, rules, wanted, seed=27):
+    """``wanted`` positions (board rows, rack) of seeded games played top by top, and every third one again
+    with two of its tiles turned into blanks (the 2-blank figures)."""
+    from engine.pregame import draw_game
+
+    positions = []
+    for game in range(seed, seed + 50):  # bounded: a game gives about 20 positions
+        for played in draw_game(game, lexicon, tileset, rules).rounds:
+            positions.append({"board": list(played.board), "rack": played.rack})
+            blanks = played.rack.count("?")
+            if len(positions) % 3 == 0 and blanks < 2 and len(played.rack) > 2:
+                letters = [ch for ch in played.rack if ch != "?"]
+                positions.append({"board": list(played.board), "rack": "".join(letters[2 - blanks:]) + "??"})
+            if len(positions) >= wanted:
+                return positions
+    return positions
+
+
+def bench_language(name, path, args, tasks):
+    from engine.rules import rules_preset
+    from engine.tiles import load_tileset
+
+    tileset, rules = load_tileset(name), rules_preset("fisf")
+    words = Path(path).read_text(encoding="utf-8").split()
+    started = time.process_time()
+    result = lexicon_module.import_lexicon(f"bench-{name}", words, tileset)
+    imported = time.process_time() - started
+    lexicon = result.lexicon
+    print(f"{name}: {path}, {len(lexicon)} words ({len(result.rejected)} entries refused), imported in "
+          f"{imported:.1f} s cpu (or loaded from the cache)")
+    positions = language_positions(lexicon, tileset, rules, args.language_positions)
+    installed = search_module.compiled_search_installed()
+    searches = {"both": ["python", "compiled"]}.get(args.search, [args.search]) if installed else ["python"]
+    engines = [Engine(search, "engine", None, compiled=search == "compiled", tileset=name, lexicon=lexicon)
+               for search in searches]
+    bench_searches(engines, positions, args.repeat, tasks, cpu_only=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lexicon", default="TWL06")
     parser.add_argument("--repeat", type=int, default=1, help="runs per position; the fastest counts")
-    parser.add_argument("--baseline", metavar="DIR", help="also time DIR/baseline_engine, in the same run")
+    parser.add_argument("--baseline", metavar="DIR", help="also time DIR/baseline_engine, in a process of its own")
     parser.add_argument("--only", default=",".join(TASKS), help="searches to time: tops,best,count")
     parser.add_argument("--search", choices=("both", "compiled", "python"), default="both",
                         help="which of this engine's searches to time (compiled needs Numba)")
     parser.add_argument("--memory-positions", type=int, default=40, help="positions traced for memory")
+    parser.add_argument("--language", action="append", metavar="NAME=WORDLIST",
+                        help="also time a tile set on a word list (default: spanish and catalan from "
+                             "/usr/share/dict when there)")
+    parser.add_argument("--language-positions", type=int, default=60, help="positions per other language")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(args)
+        return
     tasks = [t for t in args.only.split(",") if t]
     positions = [json.loads(line) for line in FIXTURES.read_text().splitlines() if line.strip()]
     print(f"load average before: {_loadavg()}")
     bench_lexicon(args.lexicon)
     engines = []
-    with tempfile.TemporaryDirectory() as cache:
-        if args.baseline:
-            # Its own throw-away lexicon cache, whatever format it writes.
-            engines.append(Engine("baseline", _load_baseline(args.baseline), args.lexicon, cache_dir=cache))
-        installed = search_module.compiled_search_installed()
-        searches = {"both": ["python", "compiled"]}.get(args.search, [args.search]) if installed else ["python"]
-        if not installed:
-            print("Numba is not installed: only the pure-Python search is timed")
+    installed = search_module.compiled_search_installed()
+    searches = {"both": ["python", "compiled"]}.get(args.search, [args.search]) if installed else ["python"]
+    if not installed:
+        print("Numba is not installed: only the pure-Python search is timed")
+    workers = []
+    if args.baseline:
+        # Before and after, each in a process of its own, asked position by position in turn (see the
+        # docstring: timed in one process, the same code timed 0.7 and 1.6 ms).
+        for search in searches:
+            common = ["--lexicon", args.lexicon, "--search", search]
+            workers.append(Worker(f"before {search}"[:15], [*common, "--baseline", args.baseline]))
+            workers.append(Worker(f"after {search}"[:15], common))
+        engines = workers
+    else:
         for search in searches:
             engines.append(Engine(search, "engine", args.lexicon, compiled=search == "compiled"))
-        for engine in engines:
-            print(f"{engine.label}: first search on the lexicon {1000 * engine.warm_up[0]:.0f} ms cpu (not counted below)")
-        bench_searches(engines, positions, args.repeat, tasks)
+    for engine in engines:
+        print(f"{engine.label}: first search on the lexicon {1000 * engine.warm_up[0]:.0f} ms cpu (not counted below)")
+    bench_searches(engines, positions, args.repeat, tasks)
+    for w in workers:
+        w.close()
+    if not args.baseline:
         print("memory:")
         bench_lexicon_memory(args.lexicon)
         # Spread over the blank counts: every fifth position.
@@ -244,8 +356,12 @@ def main():
         if any(engine.compiled for engine in engines):
             print("  (tracemalloc sees the compiled search's NumPy arrays made in Python, not the arrays it makes"
                   " inside Numba's runtime: a few hundred KiB, the windows of every start; ru_maxrss covers all)")
-    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(f"  ru_maxrss (whole process) {maxrss / 1024:.1f} MiB")
+        maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+        print(f"  ru_maxrss (whole process) {maxrss / 1024:.1f} MiB")
+    languages = args.language or [f"{n}={p}" for n, p in DEFAULT_LISTS.items() if Path(p).is_file()]
+    for spec in languages:
+        name, _, path = spec.partition("=")
+        bench_language(name, path, args, tasks)
     print(f"load average after: {_loadavg()}")
 
 
