@@ -11,9 +11,20 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext, pgettext_lazy
 
 RULESETS = {"fisf": _("FISF competition rules"), "classic": _("Booklet rules")}
-TILESETS = {"english": _("English (100 tiles)"), "french": _("French (102 tiles)")}
+# Every tile set engine/data/tilesets ships (tests/tournaments/test_spanish_tournament.py checks the list and the
+# counts against the files), in the order the forms offer them.
+TILESETS = {"english": _("English (100 tiles)"), "french": _("French (102 tiles)"),
+            "spanish": _("Spanish (100 tiles: CH, LL, RR, Ñ)"), "catalan": _("Catalan (100 tiles: L·L, NY, QU, Ç)"),
+            "romanian": _("Romanian (100 tiles)"), "dutch": _("Dutch (102 tiles)"),
+            "german": _("German (102 tiles)"), "italian": _("Italian (120 tiles)")}
 TILESETS_SHORT = {"english": pgettext_lazy("tile set", "English tiles"),
-                  "french": pgettext_lazy("tile set", "French tiles")}
+                  "french": pgettext_lazy("tile set", "French tiles"),
+                  "spanish": pgettext_lazy("tile set", "Spanish tiles"),
+                  "catalan": pgettext_lazy("tile set", "Catalan tiles"),
+                  "romanian": pgettext_lazy("tile set", "Romanian tiles"),
+                  "dutch": pgettext_lazy("tile set", "Dutch tiles"),
+                  "german": pgettext_lazy("tile set", "German tiles"),
+                  "italian": pgettext_lazy("tile set", "Italian tiles")}
 COORDINATES = {"rows-letters": _("Rows A-O, columns 1-15"), "rows-numbers": _("Rows 1-15, columns A-O")}
 LANGUAGES = {"en": _("English"), "fr": "Français"}
 

@@ -37,19 +37,33 @@ from tournaments.limits import (
     SLIP_KEY_MAX,
     TABLE_MAX,
     TOURNAMENT_NAME_MAX,
+    TYPED_RACK_MAX,
     WORD_MAX,
 )
+from tournaments.wording import TILESETS
 
 _WORD = re.compile(r"[A-Za-z]+")
 _RACK = re.compile(r"[A-Z?]+")
+# A tile set with tiles beyond A-Z (Spanish CH, LL, RR, Ñ; Catalan L·L, Ç) is written with its labels, a
+# bracketed label or alias for one tile ([CH], [ch] a blank) and one-key aliases (Spanish 1, 2, 3): the
+# field lets these through and the tournament's tile set reads them (services.draw.read_typed_rack, the
+# judging's spellings), refusing with a code what it cannot read.
+_LABEL_MARKS = "".join(sorted(
+    {ch for name in TILESETS for letter in load_tileset(name).labels("".join(set(load_tileset(name).full_bag())))
+     for ch in letter if not "A" <= ch <= "Z" and ch != "?"}))  # Ä Ç Ñ Ö Ü · : letters of labels beyond A-Z
+_MARKS_ANY_CASE = _LABEL_MARKS + _LABEL_MARKS.lower().replace("·", "")
+_SET_WORD = re.compile(rf"(?=.*[{_MARKS_ANY_CASE}\[])[A-Za-z{_MARKS_ANY_CASE}\[\]]+")
+_SET_RACK = re.compile(rf"(?=.*[0-9{_LABEL_MARKS}\[])[A-Z?0-9{_LABEL_MARKS}\[\]]+")
 
 # Patterns the schema shows for the game's notation (the fields' checks and the engine's notation module
 # read the input; a pattern says what they accept). A slip's word: letters only, a lowercase letter a
 # blank; a rack: uppercase letters, '?' a blank; a grid reference: a row and a column of the 15x15 board,
 # the label of the row first for a horizontal word (H4, 4H; h 4 and H04 are read too). A field that may
 # be blank shows the pattern of its non-blank values (the schema adds the empty string).
-WORD_PATTERN = rf"^[A-Za-z]{{1,{WORD_MAX}}}$"
-RACK_PATTERN = rf"^[A-Z?]{{1,{RACK_MAX}}}$"
+WORD_PATTERN = (rf"^(?:[A-Za-z]{{1,{WORD_MAX}}}|(?=.*[{_MARKS_ANY_CASE}\[])"
+                rf"[A-Za-z{_MARKS_ANY_CASE}\[\]]{{1,{WORD_MAX * 4}}})$")
+RACK_PATTERN = (rf"^(?:[A-Z?]{{1,{RACK_MAX}}}|(?=.*[0-9{_LABEL_MARKS}\[])"
+                rf"[A-Z?0-9{_LABEL_MARKS}\[\]]{{1,{TYPED_RACK_MAX}}})$")
 REF_PATTERN = r"^(?:[A-Oa-o] ?(?:1[0-5]|0?[1-9])|(?:1[0-5]|0?[1-9]) ?[A-Oa-o])$"
 
 
@@ -323,6 +337,8 @@ class ErrorSerializer(serializers.Serializer):
 
 def check_word(value: str) -> str:
     word = value.strip()
+    if _SET_WORD.fullmatch(word) and not _WORD.fullmatch(word) and len(word) <= WORD_MAX * 4:
+        return word  # labels of a set's tiles of several letters, or letters beyond A-Z: the set reads them
     if len(word) > WORD_MAX:
         raise serializers.ValidationError(f"A word has at most {WORD_MAX} letters.")
     if not _WORD.fullmatch(word):
@@ -341,7 +357,7 @@ class TokenRequestSerializer(serializers.Serializer):
 class TournamentCreateSerializer(serializers.Serializer):
     name = StrictCharField(max_length=TOURNAMENT_NAME_MAX, visible=True)
     lexicon = LexiconField(max_length=LEXICON_NAME_MAX, default="TWL06")
-    tileset = StrictChoiceField(choices=["english", "french"], default="english")
+    tileset = StrictChoiceField(choices=list(TILESETS), default="english")
     ruleset = StrictChoiceField(choices=["fisf", "classic"], default="fisf")
     round_seconds = StrictIntegerField(min_value=10, max_value=3600, default=180)
     coordinates = StrictChoiceField(choices=["rows-letters", "rows-numbers"], default="rows-letters")
@@ -409,8 +425,9 @@ class JoinSerializer(serializers.Serializer):
 
 class RoundDrawSerializer(serializers.Serializer):
     rack = StrictCharField(
-        required=False, allow_null=True, allow_blank=True, max_length=RACK_MAX, pattern=RACK_PATTERN,
-        help_text="The rack typed from a physical bag: uppercase letters, '?' a blank. Absent: random draw.",
+        required=False, allow_null=True, allow_blank=True, max_length=TYPED_RACK_MAX, pattern=RACK_PATTERN,
+        help_text="The rack typed from a physical bag: uppercase letters, '?' a blank (a tile set with tiles "
+                  "of several letters: labels and aliases, [CH] or 1 for CH). Absent: random draw.",
     )
 
     def validate_rack(self, value):
@@ -419,15 +436,19 @@ class RoundDrawSerializer(serializers.Serializer):
         rack = "".join(value.split())
         if not rack:
             return None
+        if _SET_RACK.fullmatch(rack) and not _RACK.fullmatch(rack) and len(rack) <= TYPED_RACK_MAX:
+            return rack  # a set's labels and keyboard aliases ([CH], 1, Ñ): the tournament's tile set reads them
         if not _RACK.fullmatch(rack):
             raise serializers.ValidationError("A rack is uppercase letters and '?' for a blank.")
+        if len(rack) > RACK_MAX:
+            raise serializers.ValidationError(f"Ensure this field has no more than {RACK_MAX} characters.")
         return rack
 
 
 class RackRejectSerializer(RoundDrawSerializer):
     """A rack drawn from the physical bag that fails the vowel/consonant rule, to be recorded as rejected."""
 
-    rack = StrictCharField(max_length=RACK_MAX, pattern=RACK_PATTERN,
+    rack = StrictCharField(max_length=TYPED_RACK_MAX, pattern=RACK_PATTERN,
                            help_text="The rejected rack as drawn: uppercase letters, '?' a blank.")
 
 

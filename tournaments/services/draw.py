@@ -19,6 +19,7 @@ from engine.board import Board
 from engine.drawing import RackError, check_typed_rack, draw_rack, format_rack
 from engine.master import choose_master
 from engine.search import find_tops
+from engine.tiles import TileReadingError
 from tournaments.errors import Conflict, ServiceError, input_refused
 from tournaments.limits import TYPED_RACK_MAX
 from tournaments.models import Game, Round
@@ -99,9 +100,8 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
                 game.draws += 1
                 draw = draw_rack(bag, game.kept, number, rng, setting.tileset, setting.rules)
             else:
-                draw = check_typed_rack(
-                    bag, game.kept, rack, number, setting.tileset, setting.rules, after_rejection=after_rejection
-                )
+                draw = check_typed_rack(bag, game.kept, read_typed_rack(rack, setting.tileset), number,
+                                        setting.tileset, setting.rules, after_rejection=after_rejection)
         except RackError as error:
             if error.code != "game_over":
                 raise rack_refused(error) from None
@@ -153,6 +153,20 @@ def _pack_draw(game: Game, number: int, bag: list[str], setting):
     return replace(draw, rejected=list(rejected))
 
 
+def read_typed_rack(typed: str, tileset) -> str:
+    """A rack typed at the console as the stored string of its tiles. A set whose tiles are single letters
+    A-Z (English, French) takes the letters as typed, as it always did; another reads labels and keyboard
+    aliases (Spanish ``123AEIO`` or ``[CH][LL][RR]AEIO``): 400 ``no_tile`` when the text is no tiles of the
+    set, ``ambiguous_rack`` naming every reading when it reads more than one way (``CH`` one tile or C and
+    H); nothing is drawn."""
+    if tileset.plain:
+        return typed
+    try:
+        return tileset.read_rack(typed)
+    except TileReadingError as error:
+        raise input_refused(error, "rack") from None
+
+
 def rack_refused(error) -> ServiceError:
     """A typed rack the game cannot take. Letters that are not tiles are bad input (400 ``bad_letters``);
     a well-formed rack that the bag, the kept letters or the vowel/consonant rule of this round refuses
@@ -177,6 +191,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
         raise ServiceError("bad_letters", fields={"rack": ["required"]}, params={"why": "rejected"})
     with transaction.atomic():
         game, setting, number = _lock_for_next_rack(game)
+        rack = read_typed_rack(rack, setting.tileset)
         try:
             draw = check_typed_rack(list(game.bag), game.kept, rack, number, setting.tileset, setting.rules)
         except RackError as error:

@@ -90,8 +90,9 @@ class BoardDiagram(Flowable):
         canv.setFillColor(BLANK_FILL if blank else TILE_FILL)
         canv.rect(x, y, size, size, fill=1, stroke=1)
         canv.setFillColor(colors.black)
-        canv.setFont(SANS_BOLD, size * 0.55)
-        canv.drawCentredString(x + size * 0.46, y + size * 0.27, tile.upper())
+        label = self.tiles.label(tile.upper())  # the tile's label: CH in one square, never its storage character
+        canv.setFont(SANS_BOLD, size * (0.55 if len(label) == 1 else 0.55 * 1.6 / (len(label) + 0.6)))
+        canv.drawCentredString(x + size * 0.46, y + size * 0.27, label)
         if blank:
             # A blank is circled, as on a paper slip.
             canv.setStrokeColor(colors.black)

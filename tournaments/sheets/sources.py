@@ -110,15 +110,26 @@ def _game_labels(tournament: Tournament, numbers: list[int]) -> tuple[str, ...]:
         return tuple(pgettext("sheet column: game number", "G%(number)s") % {"number": n} for n in numbers)
 
 
-def rack_display(kept: str, drawn: str) -> str:
-    """The rack as announced: the kept letters, a +, then the new ones (no + on a fresh rack)."""
+def rack_display(kept: str, drawn: str, tiles=None) -> str:
+    """The rack as announced: the kept letters, a +, then the new ones (no + on a fresh rack). With the
+    tournament's tile set, each tile by its label, a label of several letters in brackets ([CH]AEI): English
+    and French racks are their letters, as ever."""
+    if tiles is not None:
+        kept, drawn = tiles.typed(kept), tiles.typed(drawn)
     return f"{kept}+{drawn}" if kept else drawn
 
 
+def _shown(tiles, stored: str) -> str:
+    """A word or a rack stored one character a tile, as players read it (the tiles' labels)."""
+    return tiles.show(stored) if stored else stored
+
+
 def _racks(game: Game) -> dict[int, str]:
+    tiles = game.tournament.tiles
     closed = game.rounds.filter(status=Round.Status.CLOSED).values_list("number", "kept", "drawn", "rack")
     return {
-        number: rack_display(kept, drawn) if kept or drawn else rack for number, kept, drawn, rack in closed
+        number: rack_display(kept, drawn, tiles) if kept or drawn else tiles.typed(rack)
+        for number, kept, drawn, rack in closed
     }
 
 
@@ -145,19 +156,20 @@ def _scoresheet(
 ) -> Scoresheet:
     lines = []
     labelling = game.tournament.coordinates
+    tiles = game.tournament.tiles
     for row in selectors.player_rounds(game=game, player=player):
         top = row.get("top") or {}
         lines.append(
             ScoresheetRound(
                 number=row["number"],
-                rack=racks.get(row["number"], row["rack"]),
-                word=row.get("word") or "",
+                rack=racks.get(row["number"], tiles.typed(row["rack"])),
+                word=_shown(tiles, row.get("word") or ""),
                 ref=notation.canonical_ref(row.get("ref"), labelling, strict=False),
                 claimed=row.get("claimed"),
                 paid=row["paid"],
                 outcome=row["outcome"],
                 reason=row["reason"],
-                top_word=top.get("word") or "",
+                top_word=_shown(tiles, top.get("word") or ""),
                 top_ref=top.get("ref") or "",
                 top_score=row.get("top_score") or 0,
                 total=row["total"],
@@ -208,15 +220,16 @@ def _in_language(tournament: Tournament, function, *args):
 
 def game_record_sheet(game: Game) -> GameRecord:
     record = selectors.game_record(game=game)
+    tiles = game.tournament.tiles
     lines = []
     for row in record["rounds"]:
         master = row.get("master") or {}
         lines.append(
             RecordRound(
                 number=row["number"],
-                rack=rack_display(row.get("kept") or "", row.get("drawn") or "") or row["rack"],
-                rejected=tuple(row.get("rejected") or ()),
-                master_word=master.get("word") or "",
+                rack=rack_display(row.get("kept") or "", row.get("drawn") or "", tiles) or tiles.typed(row["rack"]),
+                rejected=tuple(_shown(tiles, rejected) for rejected in row.get("rejected") or ()),
+                master_word=_shown(tiles, master.get("word") or ""),
                 master_ref=master.get("ref") or "",
                 master_score=master.get("score") or 0,
                 top_total=row["top_total"],

@@ -9,9 +9,10 @@ from django.utils.translation import gettext_lazy as _
 
 from tournaments.lexicons import word_list_lines
 from tournaments.limits import CATEGORY_MAX, CLUB_MAX, LICENCE_MAX, PLAYER_NAME_MAX, REASON_MAX, SERIES_MAX
+from tournaments.wording import TILESETS
 
 BUILT_IN_LEXICONS = ("TWL06", "SOWPODS")
-TILESET_CHOICES = [("english", _("English (100 tiles)")), ("french", _("French (102 tiles)"))]
+TILESET_CHOICES = list(TILESETS.items())
 RULESET_CHOICES = [
     ("fisf", _("FISF (warnings, penalties, solos)")),
     ("classic", _("Classic (real score or 0)")),
