@@ -160,6 +160,8 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-event-standings-csv": (op("GET", EVENT_HEAD),),
     "console-event-standings-pdf": (op("GET", EVENT_HEAD),),
     "console-event-results-file": (op("GET", EVENT_HEAD),),
+    "console-tournament-public": (op("POST", T_HEAD, body={"public": "1"}),),
+    "console-event-public": (op("POST", EVENT_HEAD, body={"public": "1"}),),
     "console-import-job": (op("GET", STAFF),),  # their own imports only: anyone else's is 404
     "console-api-tokens": (op("GET", STAFF),),
     "console-api-tokens-revoke-all": (op("GET", STAFF),),
@@ -209,6 +211,10 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "phone": (op("GET", PUBLIC),),
     "projector": (op("GET", PUBLIC),),
     "projector-standings": (op("GET", PUBLIC),),
+    # Public results: anyone with the key (the game's screen key here: no such link, 404 to everyone).
+    "public-results": (op("GET", PUBLIC),),
+    "public-results-game": (op("GET", PUBLIC),),
+    "api-public-feed": (op("GET", PUBLIC),),
     "game-live": (op("GET", PUBLIC),),
     "game-events": (op("GET", PUBLIC),),
     "game-mine": (op("GET", PLAYER),),  # the player's own feed, by their token

@@ -21,7 +21,8 @@ from tournaments.errors import ServiceError
 from tournaments.models import Event, Tournament
 from tournaments.public import FEED, PAGE, cacheable, etag, not_modified
 
-from .console.access import report_error, staff_required
+from .console.access import report_error, tournament_head_required
+from .console.events import organiser_required
 
 
 @require_safe
@@ -73,7 +74,7 @@ def _page(request: HttpRequest, key: str, number: int | None) -> HttpResponse:
 # ---- the console's switch ---------------------------------------------------------------------------------------
 
 
-@staff_required
+@tournament_head_required
 @require_POST
 def tournament_switch(request: HttpRequest, tournament_id: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=tournament_id)
@@ -81,7 +82,7 @@ def tournament_switch(request: HttpRequest, tournament_id: int) -> HttpResponse:
     return redirect("console-tournament", tournament_id=tournament.pk)
 
 
-@staff_required
+@organiser_required
 @require_POST
 def event_switch(request: HttpRequest, event_id: int) -> HttpResponse:
     event = get_object_or_404(Event, pk=event_id)
