@@ -177,3 +177,42 @@ def test_every_shipped_tile_set_can_be_chosen_and_its_name_gives_its_count():
     assert set(TILESETS) == shipped
     for name, label in TILESETS.items():
         assert f"({len(load(name).full_bag())} tiles" in str(label), (name, label)
+
+
+# --------------------------------------------------------------------------------------------------
+# The console: a rack typed with the aliases, and one that reads two ways refused on the page
+
+
+def _console_messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+def test_the_console_reads_a_rack_typed_with_the_aliases(client, arbitrator, make_game, isolated_cache):
+    from django.urls import reverse
+
+    client.force_login(arbitrator)
+    game = make_game(tileset="spanish", created_by=arbitrator)
+    answer = client.post(reverse("console-draw", args=[game.pk]), {"rack": "[CH][LL][RR]AEIO"}, follow=True)
+    assert answer.status_code == 200
+    round = Round.objects.get(game=game, number=1)
+    assert sorted(SPANISH.labels(round.rack)) == sorted(["CH", "LL", "RR", "A", "E", "I", "O"])
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "CHAEIOU can be read more than one way: CH A E I O U / C H A E I O U; write a tile of several letters in "
+           "brackets, e.g. [CH]"),
+    ("fr", "CHAEIOU se lit de plusieurs façons : CH A E I O U / C H A E I O U ; écrivez un jeton de plusieurs "
+           "lettres entre crochets, par exemple [CH]"),
+])
+def test_the_console_refuses_a_rack_that_reads_two_ways_showing_both(client, arbitrator, make_game, language, said,
+                                                                      isolated_cache):
+    from django.urls import reverse
+
+    client.force_login(arbitrator)
+    client.cookies["django_language"] = language
+    game = make_game(tileset="spanish", created_by=arbitrator)
+    answer = client.post(reverse("console-draw", args=[game.pk]), {"rack": "CHAEIOU"}, follow=True)
+    assert not Round.objects.filter(game=game).exists()
+    shown = " ".join(_console_messages(answer)).replace("\u00a0", " ")
+    assert said in shown, shown  # both readings, the tiles by their labels
+    assert "CH A E I O U / C H A E I O U" in answer.content.decode()  # on the page

@@ -8,7 +8,15 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.lexicons import word_list_lines
-from tournaments.limits import CATEGORY_MAX, CLUB_MAX, LICENCE_MAX, PLAYER_NAME_MAX, REASON_MAX, SERIES_MAX
+from tournaments.limits import (
+    CATEGORY_MAX,
+    CLUB_MAX,
+    LICENCE_MAX,
+    PLAYER_NAME_MAX,
+    REASON_MAX,
+    SERIES_MAX,
+    TYPED_RACK_MAX,
+)
 from tournaments.wording import TILESETS
 
 BUILT_IN_LEXICONS = ("TWL06", "SOWPODS")
@@ -99,11 +107,19 @@ class LicenseesForm(forms.Form):
                                        "birth date; separated by ; or ,"))
 
 
+def set_rack(typed: str) -> bool:
+    """Whether a typed rack is written as a tile set with tiles beyond A-Z may be (the API's rule: letters,
+    ?, digits, brackets and the labels' marks Ñ Ç Ä Ö Ü ·), for that set's reading to decide."""
+    from tournaments.api.serializers import _SET_RACK
+
+    return bool(_SET_RACK.fullmatch(typed))
+
+
 class DrawForm(forms.Form):
     """Empty rack: a random draw. A typed rack comes from a physical bag; `?` is a blank."""
 
     rack = forms.CharField(
-        label=_("Rack drawn from the bag"), required=False, max_length=16,
+        label=_("Rack drawn from the bag"), required=False, max_length=TYPED_RACK_MAX,
         help_text=_("Leave empty for a random draw. Letters A–Z, ? for a blank; the kept letters included."),
     )
 
@@ -112,6 +128,8 @@ class DrawForm(forms.Form):
         if not rack:
             return None
         if any(not (ch == "?" or "A" <= ch <= "Z") for ch in rack):
+            if set_rack(rack):
+                return rack  # a set's labels and aliases (Ñ, [CH], 1): the game's tile set reads them
             raise forms.ValidationError(_("Only letters A–Z and ? (a blank) may be typed."))
         return rack
 
