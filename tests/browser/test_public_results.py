@@ -46,10 +46,23 @@ def test_an_open_page_follows_the_close_without_a_reload(new_page, console_arbit
     one = _round(game, arbitrator, players, close=True)
     two = _round(game, arbitrator, players, close=False)
     assert two.status == Round.Status.OPEN
-    link = public.link_set(tournament=tournament, on=True, actor=arbitrator)
+    # The head turns the link on at the console's tournament page, and gives its address out.
+    console = new_page(size="laptop")
+    console.goto("/console/")
+    console.get_by_label("Username").fill("arbitre")
+    console.get_by_label("Password").fill(PASSWORD)
+    console.get_by_role("button", name="Log in").click()
+    console.wait_for_url("**/console/")
+    console.goto(f"/console/tournaments/{tournament.pk}/")
+    console.get_by_role("button", name="Turn the public link on").click()
+    console.wait_for_selector("#public-link-address")
+    link = public.link_of(tournament=tournament)
+    assert link.enabled and console.locator("#public-link-address").inner_text().endswith(f"/results/{link.key}/")
+    screenshot(console, "public-results-console-link", full_page=True)
+    address = console.locator("#public-link-address").get_attribute("href")
 
     follower = new_page(size="phone", locale="en-GB")
-    follower.goto(f"/results/{link.key}/")
+    follower.goto(address)
     follower.wait_for_selector("#public-round-1")
     assert follower.locator("html").get_attribute("lang") == "fr"
     assert follower.locator("#public-round-2").count() == 0
@@ -59,12 +72,6 @@ def test_an_open_page_follows_the_close_without_a_reload(new_page, console_arbit
     follower.evaluate("window.followerMark = 'no reload'")
     screenshot(follower, "public-results-before-close", full_page=True)
 
-    console = new_page(size="laptop")
-    console.goto("/console/")
-    console.get_by_label("Username").fill("arbitre")
-    console.get_by_label("Password").fill(PASSWORD)
-    console.get_by_role("button", name="Log in").click()
-    console.wait_for_url("**/console/")
     console.goto(f"/console/games/{game.pk}/")
     console.once("dialog", lambda dialog: dialog.accept())
     console.get_by_role("button", name="Close the round now").click()
