@@ -93,6 +93,10 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "api-tournament-standings": (op("GET", PUBLIC),),
     "api-event-results": (op("POST", CENTRE, body={"format": "not a results file"}),),
     "api-event-standings": (op("GET", EVENT_HEAD),),
+    "api-event-relay": (op("GET", CENTRE),),  # a multiplex's relay: a centre's push token only
+    "api-event-games": (op("POST", EVENT_HEAD, body={"game": 1, "game_id": "no such id!"}),),  # 400 when allowed
+    "api-tournament-relay": (op("POST", T_HEAD, body={"auto_start": False}),),  # 409 relay_none: no organiser set
+    "api-game-relay": (op("GET", G_ARB), op("POST", G_HEAD, body={"auto_start": True})),  # 409: follows none
     "api-join": (op("POST", PUBLIC),),
     "api-game": (op("GET", G_ARB_PLAYER), op("DELETE", G_HEAD)),
     "api-game-archive": (op("POST", G_HEAD, body={"archived": True}),),
@@ -168,6 +172,8 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "console-api-token-revoke": (op("GET", STAFF),),
     "console-game": (op("GET", G_ARB),),
     "console-game-live": (op("GET", G_ARB),),
+    "console-relay-auto-start": (op("POST", G_HEAD),),  # the game follows no organiser: said on the page
+    "console-relay-follow": (op("POST", T_HEAD),),  # no organiser set: said on the page
     "console-draw": (op("POST", G_HEAD),),
     "console-rack-reject": (op("POST", G_HEAD, body={"rack": "BCDFGHJ"}),),
     "console-game-end": (op("POST", G_HEAD),),
