@@ -50,6 +50,20 @@ class Tournament(models.Model):
         ENGLISH = "en", _("English")
         FRENCH = "fr", "Français"
 
+    # The variants and timings of engine.rules (VARIANTS, TIMINGS; docs/rules.md section 7).
+    class Variant(models.TextChoices):
+        DUPLICATE = "duplicate", _("Classic duplicate")
+        JOKER = "joker", _("Joker")
+        EXPLOSIVE = "explosive", _("Explosive")
+        SEVEN_OF_EIGHT = "seven_of_eight", _("7 out of 8")
+        SEVEN_AND_EIGHT = "seven_and_eight", _("7 and 8")
+        TOPPING = "topping", _("Topping")
+
+    class Timing(models.TextChoices):
+        NORMAL = "normal", _("Normal")
+        SEMI_RAPID = "semi_rapid", _("Semi-rapid")
+        BLITZ = "blitz", _("Blitz")
+
     name = models.CharField(max_length=200)
     lexicon = models.CharField(max_length=40, default="TWL06")
     lexicon_sha256 = models.CharField(max_length=64, blank=True, default="")
@@ -57,6 +71,10 @@ class Tournament(models.Model):
     ruleset = models.CharField(max_length=20, choices=Ruleset.choices, default=Ruleset.FISF)
     # Fields of engine.rules.Rules that differ from the preset (solo threshold and bonus, warning cost...).
     rule_overrides = models.JSONField(default=dict, blank=True)
+    # The variant played and its timing: the rules are engine.rules.variant_rules(variant, ruleset=, timing=,
+    # **rule_overrides); the tournament's round_seconds is the round's time (the timing's by default).
+    variant = models.CharField(max_length=20, choices=Variant.choices, default=Variant.DUPLICATE)
+    timing = models.CharField(max_length=20, choices=Timing.choices, default=Timing.NORMAL)
     round_seconds = models.PositiveIntegerField(default=180)
     # The language of its sheets and projector, and its phones' first language (each phone can switch).
     language = models.CharField(max_length=5, choices=Language.choices, default=Language.ENGLISH)
@@ -75,6 +93,11 @@ class Tournament(models.Model):
             ),
             models.CheckConstraint(condition=Q(ruleset__in=["fisf", "classic"]), name="tournament_ruleset_known"),
             models.CheckConstraint(condition=Q(language__in=["en", "fr"]), name="tournament_language_known"),
+            models.CheckConstraint(
+                condition=Q(variant__in=["duplicate", "joker", "explosive", "seven_of_eight", "seven_and_eight",
+                                         "topping"]), name="tournament_variant_known"),
+            models.CheckConstraint(condition=Q(timing__in=["normal", "semi_rapid", "blitz"]),
+                                   name="tournament_timing_known"),
         ]
 
     def __str__(self) -> str:
@@ -82,9 +105,10 @@ class Tournament(models.Model):
 
     @property
     def rules(self):
-        from engine.rules import rules_preset
+        from engine.rules import variant_rules
 
-        return rules_preset(self.ruleset, **self.rule_overrides)
+        return variant_rules(self.variant, ruleset=self.ruleset, timing=self.timing,
+                             **{"round_seconds": self.round_seconds, **self.rule_overrides})
 
     @property
     def tiles(self):
