@@ -16,8 +16,9 @@ With Numba installed, the compiled search (``engine.kernel``) and the pure-Pytho
 the same run, position by position alternating (``--search compiled`` or ``python`` times one only).
 
 ``--baseline DIR`` also times another copy of the engine, the package ``DIR/baseline_engine`` (a copy of
-``engine/`` from an earlier version): before and after, each search (compiled, Python) in a process of its
-own (``--worker``), the parent asking each position of each in turn, so that both see the same load on the
+``engine/`` from an earlier version, e.g. ``git archive REV engine``, renamed), imported as ``engine`` in its
+worker so that it reads its own data files: before and after, each search (compiled, Python) in a process of
+its own (``--worker``), the parent asking each position of each in turn, so that both see the same load on the
 machine and nothing of one is in the other's process.  (Timed in one process, the same code came out 0.69 ms
 a top search for the engine imported first and 1.57 ms for the second, whichever it was, with or without
 the garbage collector, from Numba's disk cache or just compiled: every call of the second engine's compiled
@@ -116,15 +117,17 @@ def _best_by_sorting(plays, n):
     return [p for p in plays if p.score >= plays[min(n, len(plays)) - 1].score] if plays else []
 
 
-def _load_baseline(directory):
+def _load_baseline_as_engine(directory):
+    """In a worker of its own, the baseline copy is the package ``engine``, as it was in its time: its
+    modules read their data files (the tile sets) from ``engine``'s, not from this version's."""
+    for name in [m for m in sys.modules if m == "engine" or m.startswith("engine.")]:
+        del sys.modules[name]
     path = Path(directory).resolve() / "baseline_engine"
-    spec = importlib.util.spec_from_file_location(
-        "baseline_engine", path / "__init__.py", submodule_search_locations=[str(path)]
-    )
+    spec = importlib.util.spec_from_file_location("engine", path / "__init__.py", submodule_search_locations=[str(path)])
     module = importlib.util.module_from_spec(spec)
-    sys.modules["baseline_engine"] = module
+    sys.modules["engine"] = module
     spec.loader.exec_module(module)
-    return "baseline_engine"
+    return "engine"
 
 
 def quantiles(times):
@@ -248,7 +251,7 @@ class Worker:
 
 def worker(args):
     """``--worker``: one engine, timing what the parent asks on stdin, one JSON line each way."""
-    package = _load_baseline(args.baseline) if args.baseline else "engine"
+    package = _load_baseline_as_engine(args.baseline) if args.baseline else "engine"
     with tempfile.TemporaryDirectory() as cache:
         engine = Engine(args.search, package, args.lexicon, cache_dir=cache if args.baseline else None,
                         compiled=args.search == "compiled")
