@@ -261,3 +261,30 @@ def test_a_waiting_centre_is_answered_when_the_round_starts_not_at_the_end_of_it
     waiting.join(timeout=30)
     assert [(i["kind"], i["round"]) for i in answered["items"]] == [("rack", 1)]
     assert answered["seconds"] < 30  # told of the start, not at the end of its wait
+
+
+def test_the_organisers_master_is_confirmed_where_the_centre_proposed_another_tied_top(centre_game):
+    game, link = centre_game
+    relay.store(link, [_rack_item(10, 1, "AEINRST")])
+    relay.advance(link)
+    played = game.rounds.get(number=1)
+    services.round_start(round=played)
+    services.round_close(round=played)
+    closed = Round.objects.get(pk=played.pk)
+    others = [top for top in closed.tops if (top["word"], top["ref"]) != (closed.master["word"], closed.master["ref"])]
+    assert others, closed.tops  # an empty board: the same word ties at several places
+    organiser = others[-1]
+    relay.store(link, [{"seq": 11, "kind": "master", "round": 1,
+                        "master": {k: organiser[k] for k in ("word", "ref", "score")}}])
+    relay.advance(link)
+    confirmed = Round.objects.get(pk=played.pk)
+    assert (confirmed.master["word"], confirmed.master["ref"]) == (organiser["word"], organiser["ref"])
+    entry = LogEntry.objects.get(game=game, action="relay_master")
+    assert entry.after["outcome"] == "confirmed" and entry.after["proposed"]["ref"] == closed.master["ref"]
+    assert LogEntry.objects.filter(game=game, action="master_change").count() == 1
+    # The board carries the organiser's master: the next rack is played on it.
+    from engine.board import Board
+    from tournaments.setting import play_from_dict
+
+    game.refresh_from_db()
+    assert list(game.board) == list(Board.from_rows(played.board).place(play_from_dict(organiser)).rows())
