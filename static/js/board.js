@@ -3,6 +3,26 @@
 
 import { SIZE, formatRef } from "./notation.js";
 
+// A tile set's labels beyond its storage characters (Spanish "Θ" -> "CH", "Δ" -> "Ñ"), from the page's
+// config (setTileLabels(config.labels)); empty for English and French, whose tiles are their letters.
+let tileLabels = {};
+
+export function setTileLabels(labels) {
+  tileLabels = labels && typeof labels === "object" ? labels : {};
+}
+
+// The label of one stored character: a tile's label, a blank's in lowercase; any other character as it is.
+export function tileLabel(ch) {
+  const label = tileLabels[ch] || tileLabels[ch.toUpperCase()];
+  if (!label) return ch;
+  return ch === ch.toUpperCase() ? label : label.toLowerCase();
+}
+
+// A stored word or rack as players read it: each tile's label.
+export function showTiles(stored) {
+  return Array.from(stored || "").map(tileLabel).join("");
+}
+
 function cellAt(table, row, col) {
   return table.querySelector(`td[data-r="${row}"][data-c="${col}"]`);
 }
@@ -31,7 +51,9 @@ export function fillBoard(table, rows, { blankLabel = "(blank)", marked } = {}) 
         const blank = ch !== ch.toUpperCase();
         tile.className = blank ? "tile blank" : "tile";
         tile.dataset.ch = ch;
-        tile.textContent = ch.toUpperCase();
+        const label = tileLabel(ch.toUpperCase());
+        tile.textContent = label;
+        if (label.length > 1) tile.classList.add("multi");
         if (blank) {
           const hidden = document.createElement("span");
           hidden.className = "visually-hidden";
@@ -84,7 +106,9 @@ export function renderRack(el, rack, { kept = "", values = {}, blankLabel = "bla
       li.setAttribute("aria-label", blankLabel);
       li.title = blankLabel;
     } else {
-      li.textContent = ch;
+      const label = tileLabel(ch);
+      li.textContent = label;
+      if (label.length > 1) li.classList.add("multi");
       const v = values[ch];
       if (v !== undefined) {
         const sub = document.createElement("sub");
@@ -191,7 +215,8 @@ export function wordElement(word, { blankLabel = "blank" } = {}) {
   const span = document.createElement("span");
   span.className = "slip-word";
   span.dataset.word = word || "";
-  Array.from(word || "").forEach((ch) => {
+  Array.from(word || "").forEach((stored) => {
+    const ch = tileLabel(stored);
     if (ch !== ch.toUpperCase()) {
       const letter = document.createElement("span");
       letter.className = "blank-letter";

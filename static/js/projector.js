@@ -1,7 +1,7 @@
 // The projector: big board, the rack (kept letters, then the new ones), the countdown with the
 // 30-second call, the last top and master, the standings page after page (projector/standings.js), the join
 // code between rounds. Follows the game live; the page fits the screen and never scrolls.
-import { fillBoard, renderRack } from "./board.js";
+import { fillBoard, renderRack, setTileLabels } from "./board.js";
 import { serverClock, startCountdown } from "./clock.js";
 import { $, fmt, idleTime, readJson, showPlay, typeset } from "./common.js";
 import { incidentNotice, markPaused, runningDeadline } from "./incidents.js";
@@ -10,6 +10,7 @@ import { createStandings } from "./projector/standings.js";
 
 const config = readJson("page-config");
 const T = config.text;
+setTileLabels(config.labels);
 const standings = createStandings({
   section: $("standings"),
   body: $("standings-body"),

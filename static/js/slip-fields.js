@@ -18,7 +18,9 @@ function capital(s) {
   return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
-export function createSlipFields({ T, labelling, onChange = () => {}, onNeedRef = () => {} }) {
+// `keys`: the labels of a tile set's tiles beyond one letter A-Z (Spanish CH, LL, RR, Ñ), each a key under
+// the word that types its label where the cursor is; the word field keeps their letters (Ñ, Ç, ·).
+export function createSlipFields({ T, labelling, keys = [], keysLabel = "", onChange = () => {}, onNeedRef = () => {} }) {
   const refInput = $("slip-ref");
   const dirButton = $("slip-dir");
   const wordInput = $("slip-word");
@@ -67,8 +69,37 @@ export function createSlipFields({ T, labelling, onChange = () => {}, onNeedRef 
     onChange();
   });
 
+  const extra = Array.from(new Set(keys.join("").toUpperCase() + keys.join("").toLowerCase()))
+    .filter((ch) => !/[A-Za-z]/.test(ch))
+    .join("");
+  const notLetter = new RegExp(`[^A-Za-z${extra.replace(/[\\\]^-]/g, "\\$&")}]`, "gu");
+  if (keys.length) {
+    wordInput.maxLength = 60; // a word of 15 tiles written with labels of several letters
+    const row = document.createElement("div");
+    row.className = "tile-keys";
+    row.setAttribute("role", "group");
+    row.setAttribute("aria-label", keysLabel);
+    for (const label of keys) {
+      const key = document.createElement("button");
+      key.type = "button";
+      key.className = "tile-key";
+      key.dataset.label = label;
+      key.textContent = label;
+      key.addEventListener("click", () => {
+        const at = wordInput.selectionStart ?? wordInput.value.length;
+        const end = wordInput.selectionEnd ?? at;
+        wordInput.value = wordInput.value.slice(0, at) + label + wordInput.value.slice(end);
+        wordInput.setSelectionRange(at + label.length, at + label.length);
+        wordInput.dispatchEvent(new Event("input", { bubbles: true }));
+        wordInput.focus();
+      });
+      row.appendChild(key);
+    }
+    wordInput.insertAdjacentElement("afterend", row);
+  }
+
   wordInput.addEventListener("input", () => {
-    const clean = wordInput.value.replace(/[^A-Za-z]/g, "").toUpperCase();
+    const clean = wordInput.value.replace(notLetter, "").toUpperCase();
     if (clean !== wordInput.value) wordInput.value = clean;
     for (const i of [...blanks]) if (i >= clean.length) blanks.delete(i);
     renderBlankToggles();

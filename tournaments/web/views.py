@@ -46,12 +46,22 @@ def public_url(request: HttpRequest, path: str) -> str:
     return request.build_absolute_uri(path)
 
 
-def board_context(rows: list[str] | None, coordinates: str = "rows-letters", marked=()) -> dict:
+def tile_labels(tiles) -> dict[str, str]:
+    """The labels of a tile set's tiles that are not their storage character (``Θ`` -> ``CH``, ``Δ`` -> ``Ñ``),
+    for the pages' scripts (static/js/board.js's setTileLabels); empty for English and French, whose tiles
+    are their letters."""
+    if tiles is None or tiles.plain:
+        return {}
+    return {letter.letter: letter.shown for letter in tiles.letters if letter.shown != letter.letter}
+
+
+def board_context(rows: list[str] | None, coordinates: str = "rows-letters", marked=(), tiles=None) -> dict:
     """Context for templates/partials/board.html: labels in the tournament's labelling, premiums, tiles.
 
     ``rows``: 15 strings, row A (top) first, ``.`` empty, uppercase a tile, lowercase a blank.
     ``marked``: the squares (row, column) of the last move, drawn as new (static/js/board.js's fillBoard
-    marks the same squares when the page follows the game).
+    marks the same squares when the page follows the game). ``tiles``: the tournament's tile set, whose
+    labels the squares show (a CH tile is one square reading CH).
     """
     rows = list(rows or ["." * SIZE] * SIZE)
     marked = {(row, col) for row, col in marked or ()}
@@ -67,7 +77,7 @@ def board_context(rows: list[str] | None, coordinates: str = "rows-letters", mar
                 "col": c,
                 "premium": PREMIUM_CLASS[STANDARD[r][c]],
                 "centre": (r, c) == CENTRE,
-                "letter": "" if ch == "." else ch.upper(),
+                "letter": "" if ch == "." else (tiles.label(ch.upper()) if tiles is not None else ch.upper()),
                 "blank": ch != "." and ch.islower(),
                 "fresh": ch != "." and (r, c) in marked,
             })
@@ -183,6 +193,18 @@ def _tile_values(game: Game) -> dict[str, int]:
         return {}
 
 
+def _labels_config(game: Game) -> dict:
+    """``{"labels": {...}, "keys": [...]}`` for a page's config when the game's tile set has labels beyond its
+    storage characters (the digraph keys of the slip form: each tile of several letters, and Ñ/Ç); nothing
+    for English and French, whose pages stay as they were."""
+    tiles = game.tournament.tiles
+    labels = tile_labels(tiles)
+    if not labels:
+        return {}
+    keys = [label for label in labels.values() if len(label) > 1 or not label.isascii()]
+    return {"labels": labels, "keys": keys, "keys_label": _("Tiles of several letters")}
+
+
 def _game_or_404(game_id: int) -> Game:
     return get_object_or_404(Game.objects.select_related("tournament"), pk=game_id)
 
@@ -196,11 +218,12 @@ def _page_context(game: Game) -> dict:
         "tournament": game.tournament,
         "snapshot": snapshot,
         "board": board_context(state.get("board") or game.board, coordinates,
-                               (snapshot.get("last") or {}).get("placed")),
+                               (snapshot.get("last") or {}).get("placed"), game.tournament.tiles),
         "config": {
             "game": game.pk,
             "labelling": coordinates,
             "values": _tile_values(game),
+            **_labels_config(game),
             "round_seconds": game.tournament.round_seconds,
             "silent_seconds": settings.ARBITER_LIVE_SILENT_SECONDS,
             "text": phone_texts(),

@@ -15,7 +15,7 @@ function sameSlip(a, b) {
   return a && b && a.word === b.word && (a.ref || "") === (b.ref || "") && (a.score ?? null) === (b.score ?? null);
 }
 
-export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
+export function createSlipForm({ T, gameId, labelling, keys = [], keysLabel = "", player, live, clock }) {
   const form = $("slip-form");
   const submitButton = $("slip-submit");
   const slipStatus = $("slip-status");
@@ -30,6 +30,8 @@ export function createSlipForm({ T, gameId, labelling, player, live, clock }) {
   const fields = createSlipFields({
     T,
     labelling,
+    keys,
+    keysLabel,
     onChange: formChanged,
     onNeedRef: () => status(T.need_ref, "warn"),
   });

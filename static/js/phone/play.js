@@ -1,6 +1,6 @@
 // The game on the player's phone: rack, board and countdown follow the game live; the slip form and the
 // results below (form.js, results.js) are handed each new state.
-import { fillBoard, renderRack } from "../board.js";
+import { fillBoard, renderRack, setTileLabels } from "../board.js";
 import { serverClock, startCountdown } from "../clock.js";
 import { $, fmt, idleTime, readJson } from "../common.js";
 import { incidentNotice, markPaused, runningDeadline } from "../incidents.js";
@@ -12,6 +12,7 @@ import { keepLinked, keepPlayer, loadPlayer, pending, playerHeaders } from "./st
 export function setupPlay() {
   const config = readJson("page-config");
   const T = config.text;
+  setTileLabels(config.labels);
   const gameId = config.game;
   let info = readJson("page-snapshot") || {};
   const live = () => info;
@@ -47,7 +48,9 @@ export function setupPlay() {
   new ResizeObserver(() => {
     document.documentElement.style.scrollPaddingTop = `${top.offsetHeight + 8}px`;
   }).observe(top);
-  const form = createSlipForm({ T, gameId, labelling: config.labelling, player, live, clock: serverClock });
+  const form = createSlipForm({
+    T, gameId, labelling: config.labelling, keys: config.keys || [], keysLabel: config.keys_label, player, live, clock: serverClock,
+  });
   const results = createResults({ config, gameId, player, live });
 
   async function api(path) {

@@ -66,7 +66,7 @@ def panel_context(game: Game) -> dict:
         "can_start": status == Round.Status.DRAWN,
         "can_close": status == Round.Status.OPEN,
         "can_end": game.status == Game.Status.PLAYING and not in_play,
-        "board": board_context(state["board"], game.tournament.coordinates),
+        "board": board_context(state["board"], game.tournament.coordinates, tiles=game.tournament.tiles),
         "draw_form": DrawForm(),
         "pending_rejected": list(game.pending_rejected),
         "relay": relay.console_state(game),  # a game following the organiser's (a multiplex): its link

@@ -61,7 +61,7 @@ def round_page(request: HttpRequest, game_id: int, number: int) -> HttpResponse:
         "results": results, "tops": tops, "can_choose_master": closed and is_last and len(tops) > 1, "has_next": not is_last,
         "log": _with_reason_texts(queries.corrections(round)),
         "correction_form": CorrectionForm(),
-        "board": board_context(detail["board"], game.tournament.coordinates),
+        "board": board_context(detail["board"], game.tournament.coordinates, tiles=game.tournament.tiles),
         "breadcrumbs": game_breadcrumbs(game, (_("Rounds"), reverse("console-rounds", args=[game.pk])),
                                         (_("Round %(number)s") % {"number": number}, None)),
     })
