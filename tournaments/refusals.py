@@ -134,6 +134,8 @@ TEXTS = {
     "bad_coordinates": _("coordinates must be one of %(choices)s"),
     "bad_round_seconds": _("a round lasts 1 to %(max)s seconds"),
     "bad_language": _("language must be one of %(choices)s"),
+    "bad_variant": _("%(variant)r is not a variant; the variants: %(choices)s"),
+    "bad_timing": _("%(timing)r is not a timing; the timings: %(choices)s"),
     "bad_seed": _("the seed must be a 64-bit integer"),
     "join_code_exhausted": _("no free join code could be found"),
     "bad_lexicon_name": _("a lexicon name has 1 to %(max)s characters"),

@@ -17,7 +17,7 @@ from rest_framework import serializers
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from engine.notation import canonical_ref  # noqa: F401  (re-exported for the views)
-from engine.rules import VARIANT_FIELDS, Rules, rules_preset
+from engine.rules import TIMINGS, VARIANTS, Rules, variant_rules
 from engine.tiles import load_tileset
 from tournaments.api.text import text_fault
 from tournaments.formats import iso
@@ -230,9 +230,13 @@ class StrictCharFieldExtension(OpenApiSerializerFieldExtension):
 
 # The rules a tournament may override (engine.rules.Rules): each with its type and bounds.
 RULE_BOUNDS = {"rack_size": (1, 15), "early_min_vowels": (0, 15), "early_min_consonants": (0, 15),
-               "late_min_vowels": (0, 15), "late_min_consonants": (0, 15), "solo_min_players": (0, 100_000)}
+               "late_min_vowels": (0, 15), "late_min_consonants": (0, 15), "solo_min_players": (0, 100_000),
+               "max_placed": (1, 15), "bingo_tiles": (1, 15), "topping_penalty": (0, 3600),
+               "topping_wrong_try_seconds": (0, 3600)}
+# The fields that make a variant (joker, explosive, topping) are chosen by naming the variant, not overridden.
+VARIANT_SWITCHES = ("joker", "explosive", "topping")
 RULE_FIELDS = {f.name: f.type for f in dataclasses.fields(Rules)
-               if f.name not in ("preset", "round_seconds", *VARIANT_FIELDS)}
+               if f.name not in ("preset", "round_seconds", *VARIANT_SWITCHES)}
 
 
 def _rule_schema(name: str, kind) -> dict:
@@ -368,6 +372,27 @@ class TournamentCreateSerializer(serializers.Serializer):
                   "(each phone can switch): \"en\" (English, the default) or \"fr\" (French).",
     )
     rules = RulesField(required=False)
+    variant = StrictChoiceField(
+        choices=list(VARIANTS), default="duplicate",
+        help_text="The game played (docs/rules.md section 7): \"duplicate\" (the classic, the default), "
+                  "\"joker\" (a blank in every rack), \"explosive\" (that blank replaced by the letter of the "
+                  "best top), \"seven_of_eight\" (racks of 8, at most 7 placed), \"seven_and_eight\" (racks "
+                  "of 8, 7 placed earn 50 and 8 earn 75) or \"topping\". Its settings (max_placed, bingo_tiles, "
+                  "big_bingo_bonus, joker_replace, explosive_random_when_unused, topping_penalty, "
+                  "topping_wrong_try_seconds) go in 'rules'.",
+    )
+    timing = StrictChoiceField(
+        choices=list(TIMINGS), default="normal",
+        help_text="\"normal\" (180 s a round), \"semi_rapid\" (120 s) or \"blitz\" (60 s; the 6th warning is "
+                  "the first to cost). round_seconds, when sent, is the round's time instead.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Left out: the timing's round time (180 s in the normal timing, as before the timings).
+        self.fields["round_seconds"] = StrictIntegerField(
+            min_value=10, max_value=3600, required=False,
+            help_text="The round's time in seconds; left out, the timing's (180, 120 or 60).")
 
     def validate_tileset(self, value: str) -> str:
         load_tileset(value)
@@ -380,7 +405,7 @@ class TournamentCreateSerializer(serializers.Serializer):
         if clashing:
             raise serializers.ValidationError({"rules": [f"set {', '.join(clashing)} outside 'rules'"]})
         try:
-            rules_preset(attrs["ruleset"], **overrides)
+            variant_rules(attrs["variant"], ruleset=attrs["ruleset"], timing=attrs["timing"], **overrides)
         except (TypeError, ValueError) as exc:
             raise serializers.ValidationError({"rules": [str(exc)]}) from exc
         return attrs
@@ -563,6 +588,9 @@ class TournamentSerializer(serializers.Serializer):
     language = serializers.CharField(help_text="\"en\" or \"fr\": the language of its sheets, projector and phones.")
     rules = serializers.DictField(source="rule_overrides")
     created_at = serializers.DateTimeField()
+    variant = serializers.CharField(help_text="The variant played: duplicate, joker, explosive, seven_of_eight, "
+                                    "seven_and_eight or topping.")
+    timing = serializers.CharField(help_text="normal, semi_rapid or blitz.")
 
 
 class GameSerializer(serializers.Serializer):

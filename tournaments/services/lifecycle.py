@@ -29,7 +29,8 @@ from .setup import tournament_settings
 logger = logging.getLogger(__name__)
 
 # The settings a tournament is created with; those a started tournament can still change.
-TOURNAMENT_SETTINGS = ("name", "lexicon", "tileset", "ruleset", "round_seconds", "coordinates", "language")
+TOURNAMENT_SETTINGS = ("name", "lexicon", "tileset", "ruleset", "round_seconds", "coordinates", "language",
+                       "variant", "timing")
 CHANGEABLE_AFTER_START = ("name",)
 
 
@@ -64,6 +65,8 @@ def tournament_update(*, tournament: Tournament, changes: dict, actor=None) -> T
             raise ServiceError("bad_rules", fields={"rule_overrides": ["an object of rules"]},
                                params={"detail": "rule_overrides is an object of the rules' fields"})
         wanted = {**current, **{name: changes[name] for name in TOURNAMENT_SETTINGS if name in changes}}
+        if "timing" in changes and "round_seconds" not in changes:
+            wanted["round_seconds"] = None  # a new timing brings its round time
         checked = tournament_settings(**wanted, **overrides)
         before = {**current, "rule_overrides": tournament.rule_overrides}
         changed = {name: value for name, value in checked.items()

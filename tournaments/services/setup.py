@@ -44,15 +44,17 @@ def _clean_name(value, field: str, max_length: int) -> str:
     return text
 
 
-def tournament_create(
+def tournament_create(  # noqa: PLR0913  (keyword-only: the settings of the tournament)
     *,
     name: str,
     lexicon: str = "TWL06",
     tileset: str = "english",
     ruleset: str = "fisf",
-    round_seconds: int = 180,
+    round_seconds: int | None = None,
     coordinates: str = "rows-letters",
     language: str = "en",
+    variant: str = "duplicate",
+    timing: str = "normal",
     created_by=None,
     **overrides,
 ) -> Tournament:
@@ -60,7 +62,7 @@ def tournament_create(
     and coordinate labelling. ``overrides`` are fields of engine.rules.Rules (solo_min_players, ...)."""
     checked = tournament_settings(name=name, lexicon=lexicon, tileset=tileset, ruleset=ruleset,
                                   round_seconds=round_seconds, coordinates=coordinates, language=language,
-                                  **overrides)
+                                  variant=variant, timing=timing, **overrides)
     return Tournament.objects.create(
         **checked, created_by=created_by if getattr(created_by, "is_authenticated", False) else None)
 
@@ -71,15 +73,17 @@ def tournament_settings(
     lexicon: str = "TWL06",
     tileset: str = "english",
     ruleset: str = "fisf",
-    round_seconds: int = 180,
+    round_seconds: int | None = None,
     coordinates: str = "rows-letters",
     language: str = "en",
+    variant: str = "duplicate",
+    timing: str = "normal",
     **overrides,
 ) -> dict:
     """A tournament's settings checked, as its fields (the lexicon's SHA-256 added, the overrides as
     ``rule_overrides``): what tournament_create stores, and what services.tournament_update changes."""
     from engine.notation import LABELLINGS
-    from engine.rules import rules_preset
+    from engine.rules import TIMINGS, VARIANTS, variant_rules
     from engine.tiles import load_tileset
 
     name = _clean_name(name, "name", TOURNAMENT_NAME_MAX)
@@ -88,8 +92,16 @@ def tournament_settings(
     except ValueError:
         raise ServiceError("unknown_tileset", fields={"tileset": ["unknown"]},
                            params={"tileset": str(tileset)}) from None
+    if variant not in VARIANTS:
+        raise ServiceError("bad_variant", fields={"variant": ["unknown"]},
+                           params={"variant": str(variant)[:20], "choices": ", ".join(VARIANTS)})
+    if timing not in TIMINGS:
+        raise ServiceError("bad_timing", fields={"timing": ["unknown"]},
+                           params={"timing": str(timing)[:20], "choices": ", ".join(TIMINGS)})
+    if round_seconds is None:  # the timing's round time (180, 120 or 60 s)
+        round_seconds = TIMINGS[timing]["round_seconds"]
     try:
-        rules_preset(ruleset, **overrides)
+        variant_rules(variant, ruleset=ruleset, timing=timing, **overrides)
     except (ValueError, TypeError) as error:
         raise ServiceError("bad_rules", str(error), fields={"ruleset": [str(error)]},
                            params={"ruleset": str(ruleset), "detail": str(error)}) from None
@@ -115,7 +127,7 @@ def tournament_settings(
         )
     return {"name": name, "lexicon": lexicon, "lexicon_sha256": words.sha256, "tileset": tileset,
             "ruleset": ruleset, "rule_overrides": dict(overrides), "round_seconds": round_seconds,
-            "coordinates": coordinates, "language": language}
+            "coordinates": coordinates, "language": language, "variant": variant, "timing": timing}
 
 
 def _new_join_code() -> str:

@@ -30,6 +30,19 @@ COORDINATE_CHOICES = [
     ("rows-numbers", _("Rows 1–15, columns A–O (English/GCG)")),
 ]
 LANGUAGE_CHOICES = [("en", _("English")), ("fr", "Français")]
+VARIANT_CHOICES = [
+    ("duplicate", _("Classic duplicate")),
+    ("joker", _("Joker (a blank in every rack)")),
+    ("explosive", _("Explosive (the blank becomes the letter of the best top)")),
+    ("seven_of_eight", _("7 out of 8 (racks of 8, at most 7 placed)")),
+    ("seven_and_eight", _("7 and 8 (racks of 8; 8 placed earn 75)")),
+    ("topping", _("Topping (find the top the fastest)")),
+]
+TIMING_CHOICES = [
+    ("normal", _("Normal (3 minutes)")),
+    ("semi_rapid", _("Semi-rapid (2 minutes)")),
+    ("blitz", _("Blitz (1 minute)")),
+]
 MAX_LEXICON_BYTES = 20 * 1024 * 1024
 
 
@@ -38,15 +51,26 @@ class TournamentForm(forms.Form):
     lexicon = forms.ChoiceField(label=_("Lexicon"))
     tileset = forms.ChoiceField(label=_("Tile set"), choices=TILESET_CHOICES, initial="english")
     ruleset = forms.ChoiceField(label=_("Rules"), choices=RULESET_CHOICES, initial="fisf")
+    variant = forms.ChoiceField(label=_("Variant"), choices=VARIANT_CHOICES, initial="duplicate", required=False)
+    timing = forms.ChoiceField(label=_("Timing"), choices=TIMING_CHOICES, initial="normal", required=False)
     round_seconds = forms.IntegerField(
-        label=_("Round time (seconds)"), min_value=10, max_value=3600, initial=180,
-        help_text=_("180 s by default; 150, 120 and 60 s are common."),
+        label=_("Round time (seconds)"), min_value=10, max_value=3600, required=False,
+        help_text=_("Left empty: the timing's (180, 120 or 60 s); 150 s is common too."),
     )
     coordinates = forms.ChoiceField(label=_("Grid labelling"), choices=COORDINATE_CHOICES, initial="rows-letters")
     language = forms.ChoiceField(
         label=_("Language of the sheets, projector and phones"), choices=LANGUAGE_CHOICES, initial="en",
         required=False, help_text=_("Each phone can still switch to the other language."),
     )
+
+    def clean_variant(self) -> str:
+        return self.cleaned_data.get("variant") or "duplicate"  # not sent: the classic, as through the API
+
+    def clean_timing(self) -> str:
+        return self.cleaned_data.get("timing") or "normal"
+
+    def clean_round_seconds(self) -> int | None:
+        return self.cleaned_data.get("round_seconds")  # None: the timing's round time
 
     def clean_language(self) -> str:
         return self.cleaned_data.get("language") or "en"  # not sent: English, as through the API

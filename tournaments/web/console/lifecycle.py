@@ -17,7 +17,7 @@ from tournaments.web.forms import TournamentForm
 from . import queries
 from .access import attach_service_error, head_required, report_error, tournament_head_required
 
-SETTINGS = ("name", "lexicon", "tileset", "ruleset", "round_seconds", "coordinates", "language")
+SETTINGS = ("name", "lexicon", "tileset", "ruleset", "variant", "timing", "round_seconds", "coordinates", "language")
 
 
 @tournament_head_required
