@@ -9,6 +9,7 @@ Two lists: the committed sample ``tests/fixtures/spanish_words.txt`` (always), a
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -150,6 +151,10 @@ def _play_through(arbitrator_client, lexicon: str, tmp_path, shots: str):
     assert "PERRO" in ana and re.search(r"\bRR\b|\[RR\]", ana), ana
     bruno = next(page for page in texts["scoresheets"].split("\f") if "Bruno" in page)
     assert ch_word in bruno and "CH" in bruno
+    exported = arbitrator_client.get(f"/api/games/{game.pk}/exports/record.json")
+    assert exported.status_code == 200, exported.status_code
+    labels = json.loads(exported.content)["tournament"]["tile_labels"]
+    assert (labels["Θ"], labels["Λ"], labels["Ξ"], labels["Δ"]) == ("CH", "LL", "RR", "Ñ")
     record = texts["record"]
     assert all(master in record for master in masters), (masters, record)
     assert re.search(r"\+?\[?RR\]?", record) and "[CH]" in record, record  # the racks, a digraph in brackets

@@ -138,6 +138,13 @@ def _log(game: Game, rounds: list[Round]) -> list[dict]:
     ]
 
 
+def _tile_labels(tournament) -> dict[str, str]:
+    tiles = tournament.tiles
+    if tiles.plain:
+        return {}
+    return {letter.letter: letter.shown for letter in tiles.letters if letter.shown != letter.letter}
+
+
 def seal_record(record: dict) -> dict:
     """The record with this server's seal over everything else in it."""
     body = {key: value for key, value in record.items() if key != SEAL_KEY}
@@ -186,6 +193,9 @@ def _record(game: Game) -> dict:
             "rule_overrides": dict(tournament.rule_overrides),
             "round_seconds": tournament.round_seconds,
             "coordinates": tournament.coordinates,
+            # Racks, boards and words keep one storage character a tile (Θ is Spanish CH); a set whose tiles
+            # are not all their letters names each label, for a reader of the file (English, French: none).
+            **({"tile_labels": labels} if (labels := _tile_labels(tournament)) else {}),
         },
         "game": {
             "id": game.pk,
