@@ -2,7 +2,7 @@
 // (recorded; once the round is closed, paid, outcome and reason), refreshed in place from the server; and,
 // while typing, a flag on a table where nobody sits or a word the rack cannot make, the focus left where
 // it is. The server judges every entry all the same.
-import { wordElement } from "./board.js";
+import { setTileLabels, wordElement } from "./board.js";
 import { fmt } from "./common.js";
 import { lettersNotInRack, markedWord } from "./paper.js";
 
@@ -15,8 +15,38 @@ function td(tr, value, cls) {
   return cell;
 }
 
+// Keys for a tile set's tiles of several letters and Ñ/Ç (state.keys), under the word: each types its label
+// where the cursor is, as the arbitrator reads it off the paper slip.
+function tileKeys(input, keys, label) {
+  if (!input || !Array.isArray(keys) || !keys.length) return;
+  const row = document.createElement("div");
+  row.className = "tile-keys";
+  row.setAttribute("role", "group");
+  row.setAttribute("aria-label", label || "");
+  for (const key of keys) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "tile-key";
+    button.dataset.label = key;
+    button.textContent = key;
+    button.tabIndex = -1; // Tab still goes table, word, reference, score
+    button.addEventListener("click", () => {
+      const at = input.selectionStart ?? input.value.length;
+      const end = input.selectionEnd ?? at;
+      input.value = input.value.slice(0, at) + key + input.value.slice(end);
+      input.setSelectionRange(at + key.length, at + key.length);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      input.focus();
+    });
+    row.appendChild(button);
+  }
+  input.insertAdjacentElement("afterend", row);
+}
+
 export function entriesTable({ form, fields, texts, logBody, state }) {
   let current = state;
+  setTileLabels(state.labels);
+  tileKeys(fields.word, state.keys, state.keys_label);
   const flagsEl = document.getElementById("slip-flags");
   const gameMatch = form.action.match(/games\/(\d+)\//);
   const enteredUrl = gameMatch ? `/console/games/${gameMatch[1]}/slips/entered/` : "";
@@ -123,7 +153,9 @@ export function entriesTable({ form, fields, texts, logBody, state }) {
       if (read.error) {
         flags.push(texts.bad_mark);
         badWord = true;
-      } else {
+      } else if (!current.labels) {
+        // A set with tiles of several letters (CH is one tile, C and H never make it): the server's
+        // judging reads the word; this letter count would flag PERRO against an RR tile.
         const missing = lettersNotInRack(read.word, current.rack, current.board, fields.ref.value, current.labelling);
         if (missing.length) {
           flags.push(fmt(texts.not_in_rack, { rack: current.rack || "", letters: missing.join(" ") }));

@@ -103,9 +103,19 @@ def test_a_phone_plays_ch_from_its_key_and_a_paper_slip_perro_takes_the_rr_tile(
     console.wait_for_selector("#slip-form")
     rack_text = console.locator(".rack-line .rack-text").inner_text()
     assert "[CH]" in rack_text and "[RR]" in rack_text and not STORAGE & set(rack_text), rack_text
-    for text in ("2", "PERRO", perro_ref, str(perro_score)):
+    assert console.locator(".tile-keys .tile-key").count() == 4
+    # PE, the RR key, O: as on the paper slip.
+    console.keyboard.type("2")
+    console.keyboard.press("Tab")
+    console.keyboard.type("PE")
+    console.locator(".tile-key[data-label=RR]").click()
+    console.keyboard.type("O")
+    assert console.locator("#id_word").input_value().upper() == "PERRO"
+    console.keyboard.press("Tab")
+    for text in (perro_ref, str(perro_score)):
         console.keyboard.type(text)
         console.keyboard.press("Tab")
+    assert "R" not in console.locator("#slip-flags").inner_text().replace("Bruno", "")  # no R R missing against RR
     console.keyboard.press("Enter")
     wait_for(lambda: Slip.objects.filter(round=round, player__name="Bruno", current=True).exists(), timeout=10)
     screenshot(console, "es-console-paper-slip-perro", full_page=True)

@@ -15,7 +15,7 @@ from engine.notation import WordError, parse_marked_word
 from tournaments import selectors, services
 from tournaments.errors import ServiceError, input_refused
 from tournaments.models import Game, Player, Result, Round, Slip
-from tournaments.web.views import reason_text, reason_texts
+from tournaments.web.views import _labels_config, reason_text, reason_texts
 
 from . import queries
 from .access import arbitrator_required, report_error
@@ -76,7 +76,7 @@ def page_state(game: Game, round: Round | None) -> dict:
     """What the page's script checks and shows: the rack and board the slips are played on, who sits where,
     the entered slips with their verdicts, and whether the round's slips are complete."""
     if round is None:
-        return {"round": None, "status": None, "rows": [], "tables": tables_of(game)}
+        return {"round": None, "status": None, "rows": [], "tables": tables_of(game), **_labels_config(game)}
     return {
         "round": round.number,
         "status": round.status,
@@ -88,6 +88,7 @@ def page_state(game: Game, round: Round | None) -> dict:
         "rows": entered_rows(round),
         "slips_complete": round.slips_complete,
         "provisional": selectors.standings_provisional(game),
+        **_labels_config(game),  # a set with tiles of several letters: their labels and keys
     }
 
 
