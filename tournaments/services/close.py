@@ -4,13 +4,14 @@ tied top as master, and the end of a game."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
 
 from engine.board import Board
-from engine.drawing import game_is_over
+from engine.drawing import game_is_over, replace_played_blanks
 from engine.judging import zero
 from engine.notation import RefError, parse_ref
 from tournaments.errors import Conflict, input_refused
@@ -145,11 +146,22 @@ def _judge_all(game: Game, round: Round) -> None:
 def _place_master(game: Game, round: Round) -> None:
 
     board = Board.from_rows(round.board)
+    fields = ["board", "kept"]
     if round.master is not None:
-        board = board.place(play_from_dict(round.master))
+        master = play_from_dict(round.master)
+        board = board.place(master)
+        rules = setting_of(game.tournament).rules
+        if rules.joker or rules.explosive:
+            # A blank the master placed becomes its real letter while the bag holds one, and goes back into
+            # the bag (docs/rules.md section 7). From the round's own bag, so a master changed later starts
+            # again from the same letters.
+            joker_rules = replace(rules, joker=True, explosive=False)
+            board, bag, _letters = replace_played_blanks(board, master.tiles, list(round.bag_after), joker_rules)
+            game.bag = sorted_letters("".join(bag))
+            fields.append("bag")
     game.board = board.rows()
     game.kept = tiles_left(round.rack, round.master)
-    game.save(update_fields=["board", "kept"])
+    game.save(update_fields=fields)
 
 
 def round_choose_master(*, round: Round, word: str, ref: str, actor=None) -> Round:

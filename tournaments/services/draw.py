@@ -98,7 +98,8 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
             elif rack is None:
                 rng = random.Random(f"{game.seed}:{game.draws}")
                 game.draws += 1
-                draw = draw_rack(bag, game.kept, number, rng, setting.tileset, setting.rules)
+                draw = draw_rack(bag, game.kept, number, rng, setting.tileset, setting.rules,
+                                 choose_blank=_blank_chooser(game, setting))
             else:
                 draw = check_typed_rack(bag, game.kept, read_typed_rack(rack, setting.tileset), number,
                                         setting.tileset, setting.rules, after_rejection=after_rejection)
@@ -126,14 +127,26 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
             game.pending_rejected = []
             game.status = Game.Status.PLAYING
             game.save(update_fields=["bag", "kept", "pending_rejected", "status", "draws"])
-            log(game=game, round=round, action="round_draw", actor=actor, before=before,
-                after={"number": number, "rack": draw.rack, "rejected": rejected, "typed": rack is not None})
+            after = {"number": number, "rack": draw.rack, "rejected": rejected, "typed": rack is not None}
+            if draw.replaced:  # explosive: the letter that took the new blank's place
+                after["replaced"] = draw.replaced
+            log(game=game, round=round, action="round_draw", actor=actor, before=before, after=after)
             notify_game_changed(game.pk)
             round_id = round.pk
             transaction.on_commit(lambda: _schedule_tops(round_id))
     if over:
         raise Conflict("game_over", params={"why": PACK_END if sealed else "no_valid_rack"})
     return round
+
+
+def _blank_chooser(game: Game, setting):
+    """An explosive game's choose_blank (the letter of the rack's top on the game's board); else None."""
+    if not setting.rules.explosive:
+        return None
+    from engine.board import Board
+    from engine.drawing import explosive_chooser
+
+    return explosive_chooser(Board.from_rows(game.board), setting.lexicon, setting.tileset, setting.rules)
 
 
 def _pack_draw(game: Game, number: int, bag: list[str], setting):
