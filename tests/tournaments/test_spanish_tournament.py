@@ -140,13 +140,14 @@ def _play_through(arbitrator_client, lexicon: str, tmp_path, shots: str):
     assert standings
 
     texts = {}
-    for name in ("standings", "scoresheets", "record"):
+    for name in ("standings", "scoresheets", "record", "solutions"):
         answer = arbitrator_client.get(f"{url}/sheets/{name}.pdf")
         assert answer.status_code == 200 and answer.content.startswith(b"%PDF"), name
         texts[name] = pdf_text(answer.content, tmp_path, name)
         screenshot(answer.content, f"{shots}-{name}")
         assert not STORAGE & set(texts[name]), (name, STORAGE & set(texts[name]))
-        assert "Spanish tiles" in texts[name], name
+        assert name == "solutions" or "Spanish tiles" in texts[name], name
+    assert all(master in texts["solutions"] for master in masters) and "[CH]" in texts["solutions"]
     ana = next(page for page in texts["scoresheets"].split("\f") if "Ana" in page)
     assert "PERRO" in ana and re.search(r"\bRR\b|\[RR\]", ana), ana
     bruno = next(page for page in texts["scoresheets"].split("\f") if "Bruno" in page)

@@ -52,8 +52,9 @@ def _best(round: Round, setting, count: int) -> list[dict]:
     return found
 
 
-def ordered(plays: list[dict], master: dict | None, labelling: str) -> tuple[SolutionPlay, ...]:
-    """The plays with their rank (tied plays share it), the master first among the tops."""
+def ordered(plays: list[dict], master: dict | None, labelling: str, tiles=None) -> tuple[SolutionPlay, ...]:
+    """The plays with their rank (tied plays share it), the master first among the tops; with the tile set,
+    each word by its tiles' labels (CARRO, not the stored CAΞO)."""
     top = plays[0]["score"] if plays else None
     master_key = _key(master) if master else None
     rows, rank = [], 0
@@ -62,7 +63,7 @@ def ordered(plays: list[dict], master: dict | None, labelling: str) -> tuple[Sol
             rank = index + 1
         rows.append(SolutionPlay(
             rank=rank,
-            word=play["word"],
+            word=tiles.show(play["word"]) if tiles is not None else play["word"],
             ref=format_ref(play["row"], play["col"], play["horizontal"], labelling),
             score=play["score"],
             top=play["score"] == top,
@@ -99,7 +100,7 @@ def solutions_sheet(game: Game) -> Solutions:
     with_solos = solos_count(len(played_game), tournament.rules)
     lines = []
     for r in rounds:
-        rack = rack_display(r.kept, r.drawn) if r.kept or r.drawn else r.rack
+        rack = rack_display(r.kept, r.drawn, tournament.tiles) if r.kept or r.drawn else tournament.tiles.typed(r.rack)
         plays = _best(r, setting, count) if r.top_score is not None else []
         paid = results[r.pk]
         # Every player of the game, 0 without a result: the round's paid scores as the standings read them.
@@ -108,7 +109,7 @@ def solutions_sheet(game: Game) -> Solutions:
         lines.append(SolutionRound(
             number=r.number,
             rack=rack,
-            plays=ordered(plays, r.master, labelling),
+            plays=ordered(plays, r.master, labelling, tournament.tiles),
             top_score=r.top_score,
             tops=len(r.tops) if r.tops else sum(1 for p in plays if p["score"] == r.top_score),
             players=found_tops[r.pk]["players"],
