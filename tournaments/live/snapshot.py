@@ -154,7 +154,8 @@ def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
     players = {row["player"]: {"standing": row, "result": None} for row in rows}
     for result in detail.get("results") or []:
         players.setdefault(result["player"], {"standing": None, "result": None})
-        players[result["player"]]["result"] = {"round": last_closed.number, **result}
+        players[result["player"]]["result"] = {"round": last_closed.number, **result,
+                                               "bonus": bonus_paid(last_closed, result)}
     cache.set(key, (last, rows, players), timeout=SNAPSHOT_TIMEOUT)
     return last, rows, players
 
@@ -265,6 +266,30 @@ def _cached_snapshot(game_id: int) -> dict | None:
     finally:
         cache.delete(lock)
     return snapshot
+
+
+def bonus_paid(round, result: dict) -> int:
+    """The bingo bonus in a result's pay (50 for 7 tiles placed; 75 for 8 in 7 et 8): the bonus of the tiles
+    its word placed at the placement paid, on the round's board; 0 for a result that pays nothing."""
+    from engine.board import Board
+    from engine.judging import read_word
+    from engine.layout import SIZE
+    from engine.notation import RefError, WordError, parse_ref, parse_word
+    from tournaments.setting import setting_of
+
+    where = result.get("placement") or result.get("ref")
+    if not result.get("paid") or not result.get("word") or not where:
+        return 0
+    setting = setting_of(round.game.tournament)
+    try:
+        ref = parse_ref(where, setting.labelling)
+        word = parse_word(read_word(result["word"], setting.tileset, setting.lexicon), setting.tileset)
+    except (RefError, WordError, ValueError):
+        return 0
+    board = Board.from_rows(round.board)
+    squares = [(ref.row, ref.col + i) if ref.horizontal else (ref.row + i, ref.col) for i in range(len(word))]
+    placed = sum(1 for row, col in squares if row < SIZE and col < SIZE and not board.tile(row, col))
+    return setting.rules.bonus_for(placed)
 
 
 def player_view(game_id: int, player_id: int) -> dict | None:

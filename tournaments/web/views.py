@@ -161,6 +161,7 @@ def phone_texts() -> dict[str, str]:
         "master": _("Master move"),
         "yours": _("Your result"),
         "paid": _("paid %(n)s"),
+        "bonus": _("including the bonus of %(n)s for a bingo"),
         "claimed": _("claimed %(n)s"),
         "no_play": _("no play possible"),
         "top_score": _("%(n)s points"),

@@ -55,6 +55,13 @@ export function createResults({ config, gameId, player, live }) {
       head.textContent = `${fmt(T.paid, { n: result.paid })} — ${outcome}`;
       head.className = result.outcome === "ok" ? "status-ok" : result.outcome === "warning" ? "status-warn" : "status-bad";
       box.append(head, document.createElement("br"));
+      if (result.bonus) { // the bingo bonus in the pay: 50 for 7 tiles, 75 for 8 in 7 et 8
+        const bonus = document.createElement("span");
+        bonus.id = "result-bonus";
+        bonus.className = "bonus";
+        bonus.textContent = fmt(T.bonus, { n: result.bonus });
+        box.append(bonus, document.createElement("br"));
+      }
       if (result.word) {
         const claimed = result.claimed === null || result.claimed === undefined ? T.no_score : fmt(T.claimed, { n: result.claimed });
         box.append(wordElement(result.word, { blankLabel: T.blank }), ` ${result.ref || ""} · ${claimed}`,

@@ -1,0 +1,76 @@
+"""A 7 et 8 round in real Chromium: the phone shows a rack of 8 tiles, hands in a word placing all 8 and, after the
+close, its result shows the pay with the bonus of 75 for a bingo of 8 tiles (docs/rules.md section 7)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .support import wait_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
+
+RACK = "AEINORST"  # NOTARIES, SENORITA: eight tiles
+
+
+@pytest.fixture
+def seven_and_eight_game(db):
+    from tournaments import services
+
+    tournament = services.tournament_create(name="Soirée 7 et 8", variant="seven_and_eight", round_seconds=900)
+    assert tournament.rules.rack_size == 8 and tournament.rules.max_placed == 8
+    return services.game_create(tournament=tournament, seed=5)
+
+
+def _eight_tile_top(round):
+    from engine.board import Board
+    from engine.movegen import generate_plays
+    from engine.notation import format_ref
+    from tournaments.lexicons import get_lexicon
+
+    tournament = round.game.tournament
+    plays = [play for play in generate_plays(Board.from_rows(round.board), round.rack,
+                                             get_lexicon(tournament.lexicon), tournament.tiles, tournament.rules)
+             if len(play.tiles) == 8]
+    play = max(plays, key=lambda p: (p.score, -p.row, -p.col))
+    return play.word, format_ref(play.row, play.col, play.horizontal, tournament.coordinates), play.score
+
+
+def test_a_phone_plays_all_eight_tiles_and_its_result_shows_the_bonus_of_75(new_page, screenshot,
+                                                                           seven_and_eight_game):
+    from tournaments import services
+    from tournaments.models import Result, Round
+
+    game = seven_and_eight_game
+    phone = new_page(size="phone")
+    phone.goto(f"/join/{game.join_code}")
+    phone.get_by_label(re.compile("name|nom", re.I)).fill("Ana")
+    phone.locator("#join-form button[type=submit]").click()
+    phone.wait_for_url(re.compile(r"/games/\d+/play$"))
+
+    round = services.round_start(round=services.round_draw(game=game, rack=RACK))
+    round.refresh_from_db()
+    wait_for(lambda: phone.locator("#rack li.rtile").count() == 8, timeout=15)
+    tiles = phone.locator("#rack li.rtile").all_inner_texts()
+    assert sorted(t.split()[0] for t in tiles) == sorted(RACK), tiles
+    word, ref, score = _eight_tile_top(round)
+    assert score >= 75 + 8  # the bonus of 75 plus the tiles' points
+    phone.locator("#slip-ref").fill(ref)
+    phone.locator("#slip-word").fill(word)
+    phone.locator("#slip-score").fill(str(score))
+    screenshot(phone, "seven-and-eight-phone-slip", full_page=True)
+    phone.locator("#slip-submit").click()
+    phone.wait_for_selector("#receipt:not([hidden])", timeout=5000)
+
+    services.round_close(round=round)
+    round.refresh_from_db()
+    assert round.status == Round.Status.CLOSED
+    result = Result.objects.get(round=round, player__name="Ana")
+    assert (result.outcome, result.paid) == ("ok", score), (result.outcome, result.paid, result.reason)
+    assert round.top_score == score
+    phone.wait_for_selector("#result-bonus", timeout=15000)
+    mine = phone.locator("#result-mine").inner_text()
+    assert str(score) in mine and "75" in phone.locator("#result-bonus").inner_text(), mine
+    assert word in mine.replace(" ", "").upper() or word in mine, mine
+    screenshot(phone, "seven-and-eight-phone-result", full_page=True)
