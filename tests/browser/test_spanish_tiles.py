@@ -77,6 +77,15 @@ def test_a_phone_plays_ch_from_its_key_and_a_paper_slip_perro_takes_the_rr_tile(
     keys = phone.locator(".tile-keys .tile-key").all_inner_texts()
     assert keys == ["CH", "LL", "Ñ", "RR"] or sorted(keys) == sorted(["CH", "LL", "Ñ", "RR"]), keys
 
+    # The hall's projector shows the same rack, CH and RR one tile each.
+    projector = new_page(size="laptop")
+    projector.goto(f"/projector/{game.screen_key}")
+    wait_for(lambda: projector.locator("#rack li.rtile").count() == 7, timeout=15)
+    shown = projector.locator("#rack li.rtile").all_inner_texts()
+    assert sorted(t.split()[0] for t in shown) == sorted(["RR", "P", "E", "O", "CH", "C", "A"]), shown
+    screenshot(projector, "es-projector-rack")
+    projector.close()
+
     # The phone writes PECHO: P, E, the CH key, O.
     ref, score = _best(round, "PECHO")
     phone.locator("#slip-ref").fill(ref)
