@@ -222,3 +222,19 @@ def test_the_console_refuses_a_rack_that_reads_two_ways_showing_both(client, arb
     shown = " ".join(_console_messages(answer)).replace("\u00a0", " ")
     assert said in shown, shown  # both readings, the tiles by their labels
     assert "CH A E I O U / C H A E I O U" in answer.content.decode()  # on the page
+
+
+@pytest.mark.parametrize("tileset", ["spanish", "catalan", "romanian", "dutch", "german", "italian"])
+def test_a_tournament_in_every_shipped_set_draws_and_its_console_shows_labels(arbitrator_client, client, arbitrator,
+                                                                               tileset, isolated_cache):
+    t = expect(arbitrator_client.post("/api/tournaments", {"name": "Club", "tileset": tileset}, format="json"), 201)
+    assert t["tileset"] == tileset
+    g = expect(arbitrator_client.post(f"/api/tournaments/{t['id']}/games", {"seed": 2}, format="json"), 201)
+    drawn = expect(arbitrator_client.post(f"/api/games/{g['id']}/rounds", {}, format="json"), 201)
+    tiles = load_tileset(tileset)
+    assert len(drawn["rack"]) == 7 and all(tiles.has_letter(ch) or ch == "?" for ch in drawn["rack"])
+    client.force_login(arbitrator)
+    page = client.get(f"/console/games/{g['id']}/").content.decode()
+    assert not STORAGE & set(page.split("<main", 1)[-1].split("</main>", 1)[0])
+    for label in tiles.labels(drawn["rack"]):
+        assert label in page
