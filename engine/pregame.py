@@ -16,11 +16,21 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .board import Board
 from .checking import PlayError, check_play
-from .drawing import Draw, RackError, check_typed_rack, draw_rack, game_is_over, sort_tiles, tile_order
+from .drawing import (
+    Draw,
+    RackError,
+    check_typed_rack,
+    draw_rack,
+    explosive_chooser,
+    game_is_over,
+    replace_played_blanks,
+    sort_tiles,
+    tile_order,
+)
 from .master import choose_master, leave
 from .notation import NotationError, format_ref, parse_ref
 from .play import Play
@@ -97,7 +107,8 @@ def draw_game(seed: int, lexicon, tileset, rules, max_rounds: int | None = None)
         if game_is_over(bag, kept, tileset, rules, round_number=number):
             break
         try:
-            draw = draw_rack(bag, kept, number, random.Random(f"{seed}:{draws}"), tileset, rules)
+            chooser = explosive_chooser(board, lexicon, tileset, rules) if rules.explosive else None
+            draw = draw_rack(bag, kept, number, random.Random(f"{seed}:{draws}"), tileset, rules, choose_blank=chooser)
         except RackError as error:
             if error.code != "game_over":
                 raise
@@ -115,9 +126,19 @@ def draw_game(seed: int, lexicon, tileset, rules, max_rounds: int | None = None)
         rounds.append(_round(number, board, draw, master, cancelled, lexicon, tileset, rules))
         cancelled = []
         bag, kept = list(draw.bag), leave(draw.rack, master)
-        board = board.place(master)
+        board, bag = _place_master(board, master, bag, rules)
     return Pregame(seed=seed, rounds=tuple(rounds), board=tuple(board.rows()), left=sort_tiles(bag + list(kept)),
                    end_reason=end_reason)
+
+
+def _place_master(board: Board, master, bag: list[str], rules) -> tuple[Board, list[str]]:
+    """The board after the master, and the bag: in joker and explosive games a blank the master placed becomes
+    its letter while the bag holds one, and goes back into the bag (drawing.replace_played_blanks)."""
+    board = board.place(master)
+    if rules.joker or rules.explosive:
+        board, bag, _letters = replace_played_blanks(board, master.tiles, bag,
+                                                     replace(rules, joker=True, explosive=False))
+    return board, list(bag)
 
 
 def replay_game(rounds, lexicon, tileset, rules, labelling: str = "rows-letters") -> Pregame:
@@ -131,11 +152,13 @@ def replay_game(rounds, lexicon, tileset, rules, labelling: str = "rows-letters"
     bag = sorted(tileset.full_bag(), key=tile_order)
     kept = ""
     played: list[PregameRound] = []
+    # An explosive rack is recorded after its blank became a letter: checked as drawn from the bag as it is.
+    typed_rules = replace(rules, explosive=False) if rules.explosive else rules
     for number, (rack, master, rejected) in enumerate(rounds, start=1):
         letters = "".join(str(rack or "").replace("+", "").split()).upper()
         whole_new = bool(rejected) or not Counter(kept) <= Counter(letters)
         try:
-            draw = check_typed_rack(bag, kept, letters, number, tileset, rules, after_rejection=whole_new)
+            draw = check_typed_rack(bag, kept, letters, number, tileset, typed_rules, after_rejection=whole_new)
         except RackError as error:
             raise PregameError("bad_rack", number, error.message) from None
         if not isinstance(master, dict):
@@ -149,7 +172,7 @@ def replay_game(rounds, lexicon, tileset, rules, labelling: str = "rows-letters"
         draw = Draw(draw.rack, draw.kept, draw.drawn, list(rejected or ()), draw.bag)
         played.append(_round(number, board, draw, play, (), lexicon, tileset, rules))
         bag, kept = list(draw.bag), leave(draw.rack, play)
-        board = board.place(play)
+        board, bag = _place_master(board, play, bag, rules)
     return Pregame(seed=None, rounds=tuple(played), board=tuple(board.rows()), left=sort_tiles(bag + list(kept)),
                    end_reason="recorded")
 
