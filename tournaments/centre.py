@@ -20,7 +20,7 @@ from dataclasses import replace
 from django.db import transaction
 from django.utils import timezone
 
-from engine.rules import Rules, rules_preset
+from engine.rules import VARIANTS, Rules, variant_rules
 from tournaments import packs, seal, services
 from tournaments.errors import Conflict, ServiceError
 from tournaments.models import Game, GamePack, Tournament, TrustedOrganiserKey
@@ -71,14 +71,25 @@ def pack_settings(pack: dict) -> dict:
     tournament's clock reads)."""
     try:
         rules = Rules(**pack["rules"])
-        preset = rules_preset(rules.preset)
+        variant = pack_variant(rules)
+        preset = variant_rules(variant, ruleset=rules.preset)
     except (TypeError, ValueError):
         raise ServiceError("bad_pack", params={"why": "format"}) from None
     overrides = {name: value for name, value in rules.as_dict().items()
                  if name not in ("preset", "round_seconds") and getattr(preset, name) != value}
     return {"lexicon": str(pack["lexicon"]["name"]), "tileset": str(pack["tileset"]),
             "coordinates": str(pack["labelling"]), "ruleset": rules.preset, "rule_overrides": overrides,
-            "round_seconds": rules.round_seconds}
+            "round_seconds": rules.round_seconds, "variant": variant}
+
+
+def pack_variant(rules: Rules) -> str:
+    """The variant a pack's rules play (engine.rules.VARIANTS): the first whose defining fields they hold (the
+    warnings' threshold left aside: a setting), else the classic duplicate."""
+    for name, fields in VARIANTS.items():
+        defining = {field: value for field, value in fields.items() if field != "free_warnings"}
+        if defining and all(getattr(rules, field) == value for field, value in defining.items()):
+            return name
+    return "duplicate"
 
 
 def pack_import(*, tournament: Tournament, raw, trust_fingerprint: str | None = None, actor=None) -> Game:

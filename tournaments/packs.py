@@ -145,9 +145,12 @@ def game_file_from_record(record: dict) -> GameFile:
     check_seal(record)
     settings = record["tournament"]
     try:
-        from engine.rules import rules_preset
+        from engine.rules import variant_rules
 
-        rules = rules_preset(settings.get("ruleset") or "fisf", **(settings.get("rule_overrides") or {}))
+        rules = variant_rules(settings.get("variant") or "duplicate", ruleset=settings.get("ruleset") or "fisf",
+                              timing=settings.get("timing") or "normal",
+                              **{"round_seconds": settings.get("round_seconds") or 180,
+                                 **(settings.get("rule_overrides") or {})})
         tileset = load_tileset(settings.get("tileset") or "english")
     except (ValueError, LookupError) as error:
         raise ServiceError("bad_game_file", params={"detail": str(error)}) from None

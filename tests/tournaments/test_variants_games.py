@@ -22,8 +22,10 @@ from engine.judging import Slip as EngineSlip
 from engine.judging import judge_slip
 from engine.notation import format_ref
 from engine.search import find_tops
+from tournaments.exports.record import export_record
 from tournaments.lexicons import get_lexicon
 from tournaments.models import LogEntry, Round, Tournament
+from tournaments.packs import game_file_from_record
 from tournaments.setting import play_from_dict
 
 from .api_support import assert_error, expect
@@ -115,6 +117,13 @@ def test_a_whole_game_of_the_variant_through_the_api(api_game, variant):
                     if e.after.get("replaced")]
         assert exploded, "some new blank became the letter of the rack's top"
 
+    # The game's record and a pack made from it carry the variant: the same rules, the same boards.
+    record = export_record(tournament.games.get(pk=game.id))
+    assert (record["tournament"]["variant"], record["tournament"]["timing"]) == (variant, "normal")
+    game_file = game_file_from_record(record)
+    assert game_file.rules == rules
+    assert [list(r.board) for r in game_file.game.rounds] == [rows for _, rows, _, _ in rounds]
+
     # The standings from the raw slips, judged here with the engine on the boards kept here.
     expected = {}
     for seat in (a, b):
@@ -154,3 +163,18 @@ def test_the_variant_and_timing_at_creation_and_their_refusals(arbitrator_client
     assert_error(arbitrator_client.post("/api/tournaments", {**body, "timing": "slow"}, format="json"), 400)
     assert_error(arbitrator_client.post("/api/tournaments", {**body, "rules": {"joker": False}}, format="json"), 400)
     assert Tournament.objects.count() == count
+
+
+@pytest.mark.parametrize("variant", ["duplicate", "joker", "explosive", "seven_of_eight", "seven_and_eight", "topping"])
+@pytest.mark.parametrize("timing", ["normal", "blitz"])
+def test_a_pack_carries_the_variant_to_the_centre_s_tournament(variant, timing):
+    from engine.rules import variant_rules
+    from tournaments.centre import pack_settings
+
+    rules = variant_rules(variant, timing=timing, solo_min_players=3)
+    settings = pack_settings({"rules": rules.as_dict(), "lexicon": {"name": "TWL06"}, "tileset": "english",
+                              "labelling": "rows-letters"})
+    assert settings["variant"] == variant
+    rebuilt = variant_rules(settings["variant"], ruleset=settings["ruleset"], round_seconds=settings["round_seconds"],
+                            **settings["rule_overrides"])
+    assert rebuilt == rules

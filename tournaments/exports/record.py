@@ -193,6 +193,9 @@ def _record(game: Game) -> dict:
             "rule_overrides": dict(tournament.rule_overrides),
             "round_seconds": tournament.round_seconds,
             "coordinates": tournament.coordinates,
+            # The variant and timing (engine.rules.variant_rules); a record without them is a classic game.
+            "variant": tournament.variant,
+            "timing": tournament.timing,
             # Racks, boards and words keep one storage character a tile (Θ is Spanish CH); a set whose tiles
             # are not all their letters names each label, for a reader of the file (English, French: none).
             **({"tile_labels": labels} if (labels := _tile_labels(tournament)) else {}),

@@ -43,7 +43,7 @@ from .record import RECORD_FORMAT, RECORD_VERSION, SEAL_KEY
 UNSIGNED = "unsigned"
 SEED_MAX = 2**63 - 1
 
-SETTINGS_THAT_JUDGE = ("lexicon", "lexicon_sha256", "tileset", "ruleset", "rule_overrides", "coordinates")
+SETTINGS_THAT_JUDGE = ("lexicon", "lexicon_sha256", "tileset", "ruleset", "rule_overrides", "coordinates", "variant")
 
 
 def _when(text: str | None) -> datetime | None:
@@ -156,6 +156,8 @@ def _tournament_settings(tournament: Tournament) -> dict:
         "rule_overrides": dict(tournament.rule_overrides),
         "coordinates": tournament.coordinates,
         "round_seconds": tournament.round_seconds,
+        "variant": tournament.variant,
+        "timing": tournament.timing,
     }
 
 
@@ -178,6 +180,8 @@ def _new_tournament(settings: dict, actor) -> Tournament:
         ruleset=settings.get("ruleset", "fisf"),
         round_seconds=settings.get("round_seconds", 180),
         coordinates=settings.get("coordinates", "rows-letters"),
+        variant=settings.get("variant", "duplicate"),
+        timing=settings.get("timing", "normal"),
         created_by=actor,
         **(settings.get("rule_overrides") or {}),
     )
