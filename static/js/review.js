@@ -1,7 +1,7 @@
 // The player's review of a game: one round at a time (← → keys, the buttons, or a swipe on the board),
 // with the board before the round, the rack, the slip and its result, the tops, the best plays and the
 // rank of the player's play; the summary of the game below.
-import { fillBoard, renderRack, wordElement } from "./board.js";
+import { fillBoard, renderRack, setTileLabels, wordElement } from "./board.js";
 import { $, errorMessage, fmt, formatPercent, readJson, showPlay, typeset } from "./common.js";
 import { loadPlayer, playerHeaders } from "./phone/store.js";
 import { reasonText } from "./reasons.js";
@@ -9,6 +9,7 @@ import { reasonText } from "./reasons.js";
 const SWIPE_PX = 50; // a horizontal swipe at least this long turns the page
 
 const config = readJson("page-config");
+setTileLabels(config.labels);
 const T = config.text;
 const player = config.player ? null : loadPlayer(config.game, config.tournament);
 let rounds = [];

@@ -25,7 +25,7 @@ from tournaments.refusals import error_text
 from tournaments.services import role_of
 from tournaments.typography import typeset
 from tournaments.web.language import phone_language
-from tournaments.web.views import board_context, outcome_texts, reason_texts
+from tournaments.web.views import _labels_config, board_context, outcome_texts, reason_texts
 from tournaments.wording import found_top_text
 
 
@@ -86,6 +86,7 @@ def review_page(request: HttpRequest, game_id: int) -> HttpResponse:
             "text": review_texts(),
             "reasons": reason_texts(),
             "outcomes": outcome_texts(),
+            **_labels_config(game),
         }
         context = {"game": game, "tournament": game.tournament, "config": config,
                    "board": board_context(None, game.tournament.coordinates),
