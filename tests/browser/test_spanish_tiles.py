@@ -151,3 +151,13 @@ def test_a_phone_plays_ch_from_its_key_and_a_paper_slip_perro_takes_the_rr_tile(
     page_text = console.locator("main").inner_text()
     assert "PECHO" in page_text and "PERRO" in page_text and not STORAGE & set(page_text)
     screenshot(console, "es-console-round", full_page=True)
+
+    # The phone's review of the round, once the game is over: its rack and words by their labels too.
+    services.game_end(game=game)
+    phone.goto(f"/games/{game.pk}/review?round=1")
+    phone.wait_for_function("document.querySelector('#review-round')?.dataset.round === '1'", timeout=15000)
+    wait_for(lambda: phone.locator("#review-rack li.rtile").count() == 7, timeout=15)
+    review_rack = phone.locator("#review-rack li.rtile").all_inner_texts()
+    assert sorted(t.split()[0] for t in review_rack) == sorted(["RR", "P", "E", "O", "CH", "C", "A"]), review_rack
+    assert not STORAGE & set(phone.locator("main").inner_text())
+    screenshot(phone, "es-phone-review", full_page=True)
