@@ -54,6 +54,11 @@ def test_a_phone_plays_all_eight_tiles_and_its_result_shows_the_bonus_of_75(new_
     wait_for(lambda: phone.locator("#rack li.rtile").count() == 8, timeout=15)
     tiles = phone.locator("#rack li.rtile").all_inner_texts()
     assert sorted(t.split()[0] for t in tiles) == sorted(RACK), tiles
+    hall = new_page(size="laptop")
+    hall.goto(f"/projector/{game.screen_key}")
+    wait_for(lambda: hall.locator("#rack li").count() == 8, timeout=15)
+    assert sorted(t.split()[0] for t in hall.locator("#rack li").all_inner_texts()) == sorted(RACK)
+    screenshot(hall, "seven-and-eight-projector")
     word, ref, score = _eight_tile_top(round)
     assert score >= 75 + 8  # the bonus of 75 plus the tiles' points
     phone.locator("#slip-ref").fill(ref)
