@@ -74,3 +74,26 @@ def test_the_pages_of_a_seven_and_eight_game_show_the_rack_of_8_and_the_master_p
     assert sheet.status_code == 200
     text = pdf_text(sheet.content, tmp_path)
     assert master["word"] in text and str(master["score"]) in text
+
+
+def test_the_console_creates_a_blitz_joker_tournament_from_its_french_form(client, arbitrator):
+    from tournaments.models import Tournament
+
+    client.force_login(arbitrator)
+    url = reverse("console-tournament-create")
+    form = client.get(reverse("console-home"), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    for text in ("Formule", "Cadence", "Joker (un joker dans chaque tirage)", "7 et 8 (tirages de 8",
+                 "Blitz (1 minute)", "Semi-rapide (2 minutes)"):
+        assert text in form, text
+    answer = client.post(url, {"name": "Blitz joker", "lexicon": "TWL06", "tileset": "english", "ruleset": "fisf",
+                               "variant": "joker", "timing": "blitz", "round_seconds": "",
+                               "coordinates": "rows-letters", "language": "fr"}, HTTP_ACCEPT_LANGUAGE="fr")
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    made = Tournament.objects.get(name="Blitz joker")
+    assert (made.variant, made.timing, made.round_seconds, made.rules.joker) == ("joker", "blitz", 60, True)
+    page = client.get(reverse("console-tournament", args=[made.pk]), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Formule : Joker (Blitz)" in page or "Formule\u00a0: Joker (Blitz)" in page, page[:3000]
+    count = Tournament.objects.count()
+    refused = client.post(url, {"name": "Autre", "lexicon": "TWL06", "tileset": "english", "ruleset": "fisf",
+                                "variant": "scrabble", "timing": "blitz", "coordinates": "rows-letters"})
+    assert refused.status_code == 400 and Tournament.objects.count() == count
