@@ -29,6 +29,7 @@ TEXTS = {
     ("round_closed", "slip"): _("the round is closed: no slip can be handed in or changed"),
     ("round_closed", "cancel"): _("only a drawn or open round can be cancelled"),
     "round_not_open": _("the round has not started yet"),
+    "top_found": _("you found the top in %(seconds)s s: no more tries in this round"),
     "round_not_closed": _("the master is chosen once the round is closed"),
     ("round_not_closed", "complete"): _("a round's slips are marked complete once it is closed"),
     ("round_not_closed", "late"): _("a late slip is admitted once the round is closed"),

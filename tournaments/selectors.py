@@ -475,7 +475,16 @@ def game_standings(*, game: Game) -> list[dict]:
     is over. ``diff`` is the total minus the sum of the tops (negative); ties share a rank."""
     table = _game_table(game)
     rows = table["rows"]
-    _rank(rows, key=lambda row: row["total"])
+    if game.tournament.rules.topping:  # topping: times, the lowest total first (docs/rules.md 7.5)
+        from tournaments.topping_selectors import player_seconds
+
+        times = player_seconds(game=game)
+        for row in rows:
+            row["seconds"] = times.get(row["player"], {}).get("seconds", 0)
+            row["tops"] = times.get(row["player"], {}).get("found", 0)
+        _rank(rows, key=lambda row: -row["seconds"])
+    else:
+        _rank(rows, key=lambda row: row["total"])
     for row in rows:
         row.pop("_scores")
     return rows

@@ -226,9 +226,15 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
         return stale.status, error_body(stale.code, api_message(stale), fields), []
     except ServiceError as error:
         return error.status, error_body(error.code, api_message(error), error.fields), []
+    from tournaments.services.topping import topping_answer
+
     if slip.entered_by_id is None and (created or slip.current):
-        return (201 if created else 200), _slip_answer(slip, replayed=not created), []
-    return (201 if created else 200), slip_answer(slip, created), []
+        body = _slip_answer(slip, replayed=not created)
+    else:
+        body = slip_answer(slip, created)
+    if (tried := topping_answer(slip)) is not None:
+        body["topping"] = tried  # topping: whether this try found the top, and in how many seconds
+    return (201 if created else 200), body, []
 
 
 def _slip_answer(slip, *, replayed: bool) -> dict:

@@ -899,6 +899,10 @@ class StandingRowSerializer(BodySerializer):
     rounds = serializers.IntegerField()
     provisional = serializers.BooleanField(
         required=False, help_text="The last closed round's paper slips are still being entered.")
+    seconds = serializers.IntegerField(
+        required=False, help_text="Topping only: the player's total time in seconds over the closed rounds "
+        "(each round: the seconds taken to hand in the top, or the round's time plus the penalty); the "
+        "rows are ranked by it, the lowest first.")
 
 
 class GameTotalSerializer(serializers.Serializer):

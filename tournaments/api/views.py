@@ -490,7 +490,13 @@ class SlipsView(ApiView):
             # The page shows what the server holds: the held slip, as a 200/201 would have answered it.
             stale.fields = {**stale.fields, "slip": slip_body(stale.held)}
             raise
-        return Response(slip_answer(slip, created), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        body = slip_answer(slip, created)
+        if entered_by is None:
+            from tournaments.services.topping import topping_answer
+
+            if (tried := topping_answer(slip)) is not None:
+                body["topping"] = tried  # topping: whether this try found the top, and in how many seconds
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class ReceiptCheckView(ApiView):

@@ -146,6 +146,10 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
+    if round.game.tournament.rules.topping:
+        from .topping import with_tops
+
+        round = with_tops(round)  # each try is judged at once: the top is needed now
     handed = HandedIn(word, ref, score, key, seq)
     try:
         return _write_slip(round, player, handed, now=now, entered_by=entered_by, several=several, reason=reason,
@@ -293,6 +297,10 @@ def _write_slip(round: Round, player: Player, handed: HandedIn, *, now: datetime
             raise _second_slip(player, previous)
         if previous is not None and seq is not None and previous.seq is not None and seq < previous.seq:
             raise StaleSlip(previous)
+        if previous is not None and round.game.tournament.rules.topping:
+            from .topping import refuse_after_top
+
+            refuse_after_top(locked, previous)  # a try after the found top: 409 top_found
         if previous is not None:
             Slip.objects.filter(pk=previous.pk).update(current=False)
         slip = Slip.objects.create(
