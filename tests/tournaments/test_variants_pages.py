@@ -14,7 +14,7 @@ from django.utils import timezone
 from tournaments import services
 from tournaments.models import Result
 
-from .sheets_support import pdf_text
+from .sheets_support import pdf_text, screenshot
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
@@ -74,6 +74,15 @@ def test_the_pages_of_a_seven_and_eight_game_show_the_rack_of_8_and_the_master_p
     assert sheet.status_code == 200
     text = pdf_text(sheet.content, tmp_path)
     assert master["word"] in text and str(master["score"]) in text
+    screenshot(sheet.content, "seven-and-eight-solutions")
+    # The game's record sheet: the rack of 8 and the master.
+    record_sheet = client.get(reverse("sheet-game-record", args=[game.pk]))
+    assert record_sheet.status_code == 200
+    text = pdf_text(record_sheet.content, tmp_path, "record")
+    assert master["word"] in text and str(master["score"]) in text
+    assert any(RACK in line.replace(" ", "") or sorted(RACK) == sorted(line.replace(" ", "")[:8])
+               for line in text.splitlines()), text[:1500]
+    screenshot(record_sheet.content, "seven-and-eight-record")
 
 
 def test_the_console_creates_a_blitz_joker_tournament_from_its_french_form(client, arbitrator):
