@@ -27,6 +27,10 @@ TILESETS_SHORT = {"english": pgettext_lazy("tile set", "English tiles"),
                   "italian": pgettext_lazy("tile set", "Italian tiles")}
 COORDINATES = {"rows-letters": _("Rows A-O, columns 1-15"), "rows-numbers": _("Rows 1-15, columns A-O")}
 LANGUAGES = {"en": _("English"), "fr": "Français"}
+# The variants and timings (the model's Tournament.Variant and Tournament.Timing labels).
+VARIANTS = {"duplicate": _("Classic duplicate"), "joker": _("Joker"), "explosive": _("Explosive"),
+            "seven_of_eight": _("7 out of 8"), "seven_and_eight": _("7 and 8"), "topping": _("Topping")}
+TIMINGS = {"normal": _("Normal"), "semi_rapid": _("Semi-rapid"), "blitz": _("Blitz")}
 
 
 def _word(words: dict, code: str) -> str:
@@ -36,6 +40,12 @@ def _word(words: dict, code: str) -> str:
 
 def ruleset_label(code: str) -> str:
     return _word(RULESETS, code)
+
+
+def variant_label(variant: str, timing: str = "normal") -> str:
+    """The variant in words, with its timing when it is not the normal one: "7 and 8", "Joker (Blitz)"."""
+    words = _word(VARIANTS, variant)
+    return words if timing in ("", "normal") else f"{words} ({_word(TIMINGS, timing)})"
 
 
 def tileset_label(code: str) -> str:

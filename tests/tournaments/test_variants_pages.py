@@ -74,6 +74,7 @@ def test_the_pages_of_a_seven_and_eight_game_show_the_rack_of_8_and_the_master_p
     assert sheet.status_code == 200
     text = pdf_text(sheet.content, tmp_path)
     assert master["word"] in text and str(master["score"]) in text
+    assert "FISF competition rules · 7 and 8" in " ".join(text.split()), text[:400]
     screenshot(sheet.content, "seven-and-eight-solutions")
     # The game's record sheet: the rack of 8 and the master.
     record_sheet = client.get(reverse("sheet-game-record", args=[game.pk]))

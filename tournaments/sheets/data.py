@@ -20,6 +20,8 @@ class Header:
     lexicon: str = ""
     lexicon_sha256: str = ""
     ruleset: str = ""  # the code (fisf, classic): printed in words
+    variant: str = ""  # the variant's code (joker, seven_and_eight...): printed in words when not the classic
+    timing: str = ""  # semi_rapid, blitz: printed beside the variant
     coordinates: str = "rows-letters"
     tileset: str = ""  # the code (english, french): printed in words beside the lexicon
     language: str = "en"  # the tournament's language: every word of the sheet is in it

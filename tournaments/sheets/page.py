@@ -128,6 +128,8 @@ class SheetDocument(BaseDocTemplate):
             facts.append(wording.tileset_short(header.tileset))
         if header.ruleset:
             facts.append(wording.ruleset_label(header.ruleset))
+        if (header.variant and header.variant != "duplicate") or header.timing not in ("", "normal"):
+            facts.append(wording.variant_label(header.variant or "duplicate", header.timing))
         canv.drawString(left, top - 26, fit("  ·  ".join(facts), right - left, SANS, 9))
         canv.setFont(MONO, 7)
         if header.lexicon_sha256:
