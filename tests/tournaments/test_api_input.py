@@ -94,7 +94,7 @@ def test_unknown_game_round_and_path(open_game):
         ("/players", {"name": "Ann", "table": -3}, "table"),
         ("/players", {"name": "Ann", "table": "one"}, "table"),
         ("/rounds", {"rack": "abc"}, "rack"),
-        ("/rounds", {"rack": "ABCDEFGH"}, "rack"),
+        ("/rounds", {"rack": "ABCDEFGHIJKLMNOP"}, "rack"),  # beyond the largest rack (15)
         ("/rounds", {"rack": "AB1"}, "rack"),
     ],
 )

@@ -178,3 +178,24 @@ def test_a_pack_carries_the_variant_to_the_centre_s_tournament(variant, timing):
     rebuilt = variant_rules(settings["variant"], ruleset=settings["ruleset"], round_seconds=settings["round_seconds"],
                             **settings["rule_overrides"])
     assert rebuilt == rules
+
+
+def test_seven_of_eight_pays_nothing_for_a_slip_placing_8_and_seven_and_eight_pays_it_with_75(api_game):
+    lexicon = get_lexicon("TWL06")
+    paid = {}
+    for variant in ("seven_of_eight", "seven_and_eight"):
+        game = api_game(players=1, seed=3, variant=variant, lexicon="TWL06")
+        tournament = Tournament.objects.get(pk=game.tournament_id)
+        arb, (a,) = game.arbitrator, game.players
+        assert expect(arb.post(game.url("/rounds"), {"rack": "AEINORST"}, format="json"), 201)["rack"] == "AEINORST"
+        expect(arb.post(game.round_url(1, "/start"), {}, format="json"), 200)
+        tops = find_tops(Board.from_rows(["." * 15] * 15), "AEINORST", lexicon, tournament.tiles, tournament.rules)
+        eight = {"word": "NOTARIES", "ref": "H1", "score": 129, "key": "a1"}
+        expect(a.client.post(game.round_url(1, "/slips"), eight, format="json"), 201)
+        expect(arb.post(game.round_url(1, "/close"), {}, format="json"), 200)
+        result = Round.objects.get(game_id=game.id, number=1).results.get()
+        paid[variant] = (result.outcome, result.paid, tops.score, len(tops.plays[0].tiles))
+    # 7 sur 8: at most 7 placed, so the top places 7 (50 of bonus) and NOTARIES from H1 is no play of the rack.
+    outcome, pays, top, placed = paid["seven_of_eight"]
+    assert (outcome, pays, placed) == ("zero", 0, 7) and top < 129
+    assert paid["seven_and_eight"] == ("ok", 129, 129, 8)
