@@ -107,3 +107,11 @@ def round_finders(*, round: Round) -> list[dict]:
             finders.append({"player": slip.player_id, "name": slip.player.name, "table": slip.player.table,
                             "found_after": seconds_after_start(round, slip.received_at)})
     return finders
+
+
+def progress_finders(round: Round) -> dict:
+    """For the projector's and the console's progress of an open round: {"finders": [names, first finder
+    first]} in a topping tournament (who has found the top, never what it is); {} in any other."""
+    if not round.game.tournament.rules.topping:
+        return {}
+    return {"finders": [f["name"] for f in round_finders(round=round)]}

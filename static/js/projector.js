@@ -88,6 +88,9 @@ function render(info) {
   $("call").dataset.incident = notice ? "1" : "";
   const progress = info.progress || {};
   $("progress").textContent = progress.received !== null && progress.received !== undefined ? fmt(T.slips, progress) : "";
+  const finders = (info.round_status === "open" && progress.finders) || [];
+  $("finders").hidden = !finders.length;
+  $("finders").textContent = finders.length ? fmt(T.topping_finders, { names: finders.join(", ") }) : "";
   const last = info.last;
   if (last) {
     $("last-title").textContent = `${fmt(T.round_n, { n: last.number })} · ${T.master}`;

@@ -20,6 +20,7 @@ from tournaments import selectors
 from tournaments.live.incidents import incidents_shown
 from tournaments.models import Game, LogEntry, Player, Result, Round
 from tournaments.relay_models import RelayLink, RelayRack
+from tournaments.topping_selectors import progress_finders
 from tournaments.versions import cache_available, game_version, live_key, progress_mark
 
 SNAPSHOT_TIMEOUT = 600
@@ -68,7 +69,8 @@ def build_snapshot(game_id: int) -> dict | None:
     progress = {"round": None, "received": None, "players": state.get("players")}
     if current is not None and current.status == Round.Status.OPEN:
         counts = selectors.round_counts(round=current)
-        progress = {"round": current.number, "received": counts["received"], "players": counts["players"]}
+        progress = {"round": current.number, "received": counts["received"], "players": counts["players"],
+                    **progress_finders(current)}
     last, rows, players = _scores(game, last_closed)
     if last is None:
         rows = []  # before the first close the standings are a list of zeros in registration order
@@ -146,7 +148,8 @@ def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
         last = {key: detail.get(key) for key in ("number", "rack", "top_score", "tops", "master")}
         last["placed"] = placed_squares(last_closed.master)
     rows = [
-        {k: row.get(k) for k in ("rank", "player", "name", "table", "total", "diff", "percent")}
+        {**{k: row.get(k) for k in ("rank", "player", "name", "table", "total", "diff", "percent")},
+         **({"seconds": row["seconds"]} if "seconds" in row else {})}  # topping: the total time
         for row in selectors.game_standings(game=game)
     ]
     # Each player's own line and last result, kept apart: a phone fetches its own few hundred bytes rather
@@ -319,11 +322,12 @@ def progress_counts(game_id: int, mark: int) -> dict | None:
     found = cache.get(key)
     if found is not None:
         return found
-    current = Round.objects.filter(game_id=game_id).current().select_related("game").first()
+    current = Round.objects.filter(game_id=game_id).current().select_related("game__tournament").first()
     if current is None or current.status != Round.Status.OPEN:
         return None
     counts = selectors.round_counts(round=current)
-    found = {"round": current.number, "received": counts["received"], "players": counts["players"]}
+    found = {"round": current.number, "received": counts["received"], "players": counts["players"],
+             **progress_finders(current)}
     cache.set(key, found, timeout=SNAPSHOT_TIMEOUT)
     return found
 
@@ -371,5 +375,7 @@ def hall_standings(game_id: int) -> dict | None:
     return {
         "round": last["number"] if last else None,
         "provisional": last_closed is not None and not last_closed.slips_complete,
-        "standings": [{key: row.get(key) for key in HALL_FIELDS} for row in rows] if last else [],
+        "standings": [{**{key: row.get(key) for key in HALL_FIELDS},
+                       **({"seconds": row["seconds"]} if "seconds" in row else {})}  # topping: the time
+                      for row in rows] if last else [],
     }

@@ -157,6 +157,11 @@ def phone_texts() -> dict[str, str]:
         "you_hold": _("Your slip: %(word)s at %(ref)s, %(score)s"),
         "replace": _("Replace my slip"),
         "submit": _("Hand in my slip"),
+        # Topping (docs/rules.md 7.5): the phone's own time, never the top.
+        "topping_running": _("Your time: %(n)s s"),
+        "topping_found": _("Top found in %(n)s s"),
+        "topping_missed": _("Not the top: try again"),
+        "topping_finders": _("Found the top: %(names)s"),
         "top": _("Top"),
         "master": _("Master move"),
         "yours": _("Your result"),
@@ -226,6 +231,7 @@ def _page_context(game: Game) -> dict:
             "values": _tile_values(game),
             **_labels_config(game),
             "round_seconds": game.tournament.round_seconds,
+            "topping": bool(game.tournament.rules.topping),
             "silent_seconds": settings.ARBITER_LIVE_SILENT_SECONDS,
             "text": phone_texts(),
             "reasons": reason_texts(),
@@ -326,6 +332,7 @@ def projector_texts() -> dict[str, str]:
         # The round's top beside its master: "Top: 44 points", never mistaken for the standings' column.
         "top_line": _("Top: %(points)s"),
         "provisional": _("Provisional: paper slips are still being entered"),
+        "seconds_total": _("%(n)s s"),  # topping: a total time in seconds
     }
 
 

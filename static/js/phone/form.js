@@ -15,7 +15,7 @@ function sameSlip(a, b) {
   return a && b && a.word === b.word && (a.ref || "") === (b.ref || "") && (a.score ?? null) === (b.score ?? null);
 }
 
-export function createSlipForm({ T, gameId, labelling, keys = [], keysLabel = "", player, live, clock }) {
+export function createSlipForm({ T, gameId, labelling, keys = [], keysLabel = "", player, live, clock, onTopping = null }) {
   const form = $("slip-form");
   const submitButton = $("slip-submit");
   const slipStatus = $("slip-status");
@@ -145,6 +145,12 @@ export function createSlipForm({ T, gameId, labelling, keys = [], keysLabel = ""
       accepted = held;
       showReceipt();
       status(T.accepted, "ok");
+      if (held.topping) {
+        // Topping: each slip is a try judged at once; the answer says found (and when), never the top.
+        status(held.topping.found ? fmt(T.topping_found, { n: held.topping.found_after }) : T.topping_missed,
+          held.topping.found ? "ok" : "warn");
+        if (onTopping) onTopping(held.round, held.topping);
+      }
       formChanged();
       showReceiptNow();
     },

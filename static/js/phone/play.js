@@ -48,8 +48,29 @@ export function setupPlay() {
   new ResizeObserver(() => {
     document.documentElement.style.scrollPaddingTop = `${top.offsetHeight + 8}px`;
   }).observe(top);
+  // Topping: the player's running time from the round's start, then the seconds the top was found in.
+  let toppingFound = null; // {round, n}
+  function showToppingTime() {
+    const el = $("topping-time");
+    const info = live();
+    if (toppingFound && toppingFound.round === info.round) {
+      el.hidden = false;
+      el.textContent = fmt(T.topping_found, { n: toppingFound.n });
+    } else if (info.round_status === "open" && info.deadline && !info.paused) {
+      const started = Date.parse(info.deadline) - config.round_seconds * 1000;
+      el.hidden = false;
+      el.textContent = fmt(T.topping_running, { n: Math.max(0, Math.floor((serverClock.now() - started) / 1000)) });
+    } else {
+      el.hidden = true;
+    }
+  }
+  if (config.topping) setInterval(showToppingTime, 1000);
   const form = createSlipForm({
     T, gameId, labelling: config.labelling, keys: config.keys || [], keysLabel: config.keys_label, player, live, clock: serverClock,
+    onTopping: (round, tried) => {
+      if (tried.found) toppingFound = { round, n: tried.found_after };
+      showToppingTime();
+    },
   });
   const results = createResults({ config, gameId, player, live });
 

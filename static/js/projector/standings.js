@@ -20,7 +20,10 @@ export function createStandings({ section, body, pageLabel, provisionalLabel, se
 
   function line(row) {
     const tr = document.createElement("tr");
-    const cells = [row.rank, row.name, row.total, diffText(row.diff)];
+    // Topping: the total time, lowest first; no difference from the tops.
+    const cells = row.seconds !== undefined && row.seconds !== null
+      ? [row.rank, row.name, fmt(T.seconds_total, { n: row.seconds }), ""]
+      : [row.rank, row.name, row.total, diffText(row.diff)];
     cells.forEach((value, i) => {
       const td = document.createElement("td");
       if (i === 1) {
