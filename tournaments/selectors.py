@@ -475,9 +475,9 @@ def game_standings(*, game: Game) -> list[dict]:
     is over. ``diff`` is the total minus the sum of the tops (negative); ties share a rank."""
     table = _game_table(game)
     rows = table["rows"]
-    if game.tournament.rules.topping:  # topping: times, the lowest total first (docs/rules.md 7.5)
-        from tournaments.topping_selectors import player_seconds
+    from tournaments.topping_selectors import is_topping, player_seconds
 
+    if is_topping(game.tournament):  # topping: times, the lowest total first (docs/rules.md 7.5)
         times = player_seconds(game=game)
         for row in rows:
             row["seconds"] = times.get(row["player"], {}).get("seconds", 0)

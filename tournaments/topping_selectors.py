@@ -16,7 +16,9 @@ from tournaments.models import Game, Result, Round, Slip
 
 
 def is_topping(tournament) -> bool:
-    return bool(tournament.rules.topping)
+    """Whether the tournament plays topping. Topping is chosen by naming the variant (never a rules
+    override): the variant's name is read first, so that every other tournament's slip costs no rules."""
+    return tournament.variant == "topping" and bool(tournament.rules.topping)
 
 
 def seconds_after_start(round: Round, arrived) -> int:
@@ -112,6 +114,6 @@ def round_finders(*, round: Round) -> list[dict]:
 def progress_finders(round: Round) -> dict:
     """For the projector's and the console's progress of an open round: {"finders": [names, first finder
     first]} in a topping tournament (who has found the top, never what it is); {} in any other."""
-    if not round.game.tournament.rules.topping:
+    if not is_topping(round.game.tournament):
         return {}
     return {"finders": [f["name"] for f in round_finders(round=round)]}

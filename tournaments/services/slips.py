@@ -24,6 +24,7 @@ from tournaments.limits import (
 )
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.reasons import JUDGED_AFTER_CLOSE, PAPER_AFTER_CLOSE, PAPER_CHOICES
+from tournaments.topping_selectors import is_topping
 from tournaments.versions import notify_game_changed, notify_progress
 
 from .clock import round_close_if_due
@@ -146,7 +147,7 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
     word, ref, score = _clean_slip(round.game.tournament, word, ref, score)
     if round.status == Round.Status.OPEN and round.deadline is not None and now > round.deadline:
         round_close_if_due(round_id=round.pk, now=now, wait=False)
-    if round.game.tournament.rules.topping:
+    if is_topping(round.game.tournament):
         from .topping import with_tops
 
         round = with_tops(round)  # each try is judged at once: the top is needed now
@@ -297,7 +298,7 @@ def _write_slip(round: Round, player: Player, handed: HandedIn, *, now: datetime
             raise _second_slip(player, previous)
         if previous is not None and seq is not None and previous.seq is not None and seq < previous.seq:
             raise StaleSlip(previous)
-        if previous is not None and round.game.tournament.rules.topping:
+        if previous is not None and is_topping(round.game.tournament):
             from .topping import refuse_after_top
 
             refuse_after_top(locked, previous)  # a try after the found top: 409 top_found

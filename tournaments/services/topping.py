@@ -51,6 +51,8 @@ def try_answer(round: Round, slip: Slip) -> dict:
 def topping_answer(slip: Slip) -> dict | None:
     """try_answer for a slip of a topping tournament's round; None in any other tournament."""
     round = slip.round
-    if not round.game.tournament.rules.topping:
+    from tournaments.topping_selectors import is_topping
+
+    if not is_topping(round.game.tournament):
         return None
     return try_answer(round, slip)

@@ -27,6 +27,7 @@ from tournaments.errors import error_body
 from tournaments.live import snapshot as live_snapshot
 from tournaments.live import stream as live_stream
 from tournaments.models import Game, Round
+from tournaments.topping_selectors import is_topping
 from tournaments.web.language import phone_language
 
 PREMIUM_CLASS = {"W": "tw", "w": "dw", "L": "tl", "l": "dl", ".": ""}
@@ -231,7 +232,7 @@ def _page_context(game: Game) -> dict:
             "values": _tile_values(game),
             **_labels_config(game),
             "round_seconds": game.tournament.round_seconds,
-            "topping": bool(game.tournament.rules.topping),
+            "topping": is_topping(game.tournament),
             "silent_seconds": settings.ARBITER_LIVE_SILENT_SECONDS,
             "text": phone_texts(),
             "reasons": reason_texts(),
