@@ -83,9 +83,12 @@ def game_payload(game: Pregame, labelling: str) -> dict:
     }
 
 
-def pregame_of(payload: dict) -> Pregame:
-    """The engine's game back from ``game_payload`` (each round's board by placing the masters before it)."""
+def pregame_of(payload: dict, rules: Rules | None = None, tileset: str = "english") -> Pregame:
+    """The engine's game back from ``game_payload`` (each round's board by placing the masters before it; in a
+    joker or explosive game, with each placed blank then replaced by its letter while the bag held one: the
+    bag being the set's tiles less those on the board and those kept for the next rack)."""
     board, rounds = Board.empty(), []
+    tiles = load_tileset(tileset) if rules is not None and (rules.joker or rules.explosive) else None
     for r in payload["rounds"]:
         master = play_from_dict(r["master"])
         rounds.append(PregameRound(number=r["number"], rack=r["rack"], kept=r["kept"], drawn=r["drawn"],
@@ -93,10 +96,32 @@ def pregame_of(payload: dict) -> Pregame:
                                    top_score=r["top_score"], tied_tops=r["tied_tops"], plays=r["plays"],
                                    board=tuple(board.rows())))
         board = board.place(master)
+        if tiles is not None:
+            board = _blanks_replaced(board, master, r["rack"], rules, tiles)
     if tuple(board.rows()) != tuple(payload["board"]):
         raise ValueError("the masters do not make the game's board")
     return Pregame(seed=payload["seed"], rounds=tuple(rounds), board=tuple(payload["board"]), left=payload["left"],
                    end_reason=payload["end_reason"])
+
+
+def _blanks_replaced(board: Board, master, rack: str, rules: Rules, tiles) -> Board:
+    from collections import Counter
+    from dataclasses import replace
+
+    from engine.drawing import replace_played_blanks
+    from engine.layout import SIZE
+    from engine.master import leave
+    from engine.tiles import BLANK, BLANK_CHAR
+
+    out = Counter()
+    for row in range(SIZE):
+        for col in range(SIZE):
+            if board.tile(row, col):
+                out[BLANK_CHAR if board.tile(row, col) & BLANK else board.get(row, col).upper()] += 1
+    out.update(leave(rack, master))
+    bag = list((Counter(tiles.full_bag()) - out).elements())
+    board, _bag, _letters = replace_played_blanks(board, master.tiles, bag, replace(rules, joker=True, explosive=False))
+    return board
 
 
 @dataclass(frozen=True)
@@ -170,7 +195,8 @@ def read_game_file(data: dict) -> GameFile:
     try:
         if data.get("format") != GAME_FORMAT or data.get("version") != VERSION:
             raise ValueError(f"not a game file of version {VERSION}")
-        return GameFile(pregame_of(data["game"]), Rules(**data["rules"]), str(data["tileset"]),
+        return GameFile(pregame_of(data["game"], Rules(**data["rules"]), str(data["tileset"])), Rules(**data["rules"]),
+                        str(data["tileset"]),
                         str(data["labelling"]), str(data["lexicon"]["name"]), str(data["lexicon"]["sha256"]))
     except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise ServiceError("bad_game_file", params={"detail": str(error)}) from None
@@ -387,8 +413,8 @@ def unlock_pack(raw, key, *, trusted: set[str] | None = None, lexicon_sha256=Non
     except (InvalidTag, KeyError, ValueError, TypeError, binascii.Error):
         raise ServiceError("wrong_pack_key") from None
     try:
-        game = pregame_of(json.loads(text))
         rules = Rules(**pack["rules"])
+        game = pregame_of(json.loads(text), rules, str(pack["tileset"]))
     except (KeyError, TypeError, ValueError) as error:
         raise ServiceError("bad_pack", params={"why": "format"}) from error
     return GameFile(game, rules, str(pack["tileset"]), str(pack["labelling"]), str(pack["lexicon"]["name"]),

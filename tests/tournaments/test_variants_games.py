@@ -11,6 +11,7 @@ the engine's judge on the board kept here, and compared with the server's.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 
@@ -25,7 +26,7 @@ from engine.search import find_tops
 from tournaments.exports.record import export_record
 from tournaments.lexicons import get_lexicon
 from tournaments.models import LogEntry, Round, Tournament
-from tournaments.packs import game_file_from_record
+from tournaments.packs import game_file_from_record, read_game_file
 from tournaments.setting import play_from_dict
 
 from .api_support import assert_error, expect
@@ -123,6 +124,9 @@ def test_a_whole_game_of_the_variant_through_the_api(api_game, variant):
     game_file = game_file_from_record(record)
     assert game_file.rules == rules
     assert [list(r.board) for r in game_file.game.rounds] == [rows for _, rows, _, _ in rounds]
+    read_back = read_game_file(json.loads(json.dumps(game_file.as_dict())))  # as a sealed pack reads it
+    assert [list(r.board) for r in read_back.game.rounds] == [rows for _, rows, _, _ in rounds]
+    assert list(read_back.game.board) == board.rows()
 
     # The standings from the raw slips, judged here with the engine on the boards kept here.
     expected = {}
@@ -199,3 +203,26 @@ def test_seven_of_eight_pays_nothing_for_a_slip_placing_8_and_seven_and_eight_pa
     outcome, pays, top, placed = paid["seven_of_eight"]
     assert (outcome, pays, placed) == ("zero", 0, 7) and top < 129
     assert paid["seven_and_eight"] == ("ok", 129, 129, 8)
+
+
+@pytest.mark.parametrize("variant", ["joker", "explosive", "seven_and_eight"])
+def test_the_pack_command_draws_a_game_of_the_variant(variant, tmp_path):
+    from django.core.management import call_command
+
+    out = tmp_path / "game.json"
+    call_command("pack", "draw", "--seed", "31", "--variant", variant, "--timing", "blitz", "--max-rounds", "8",
+                 "--out", str(out))
+    game_file = read_game_file(json.loads(out.read_text()))
+    assert game_file.rules == variant_rules_of(variant, "blitz")
+    rounds = game_file.game.rounds
+    assert len(rounds) == 8
+    if variant == "joker":
+        assert all("?" in r.rack for r in rounds)  # 2 blanks in the bag: far from the last one in 8 rounds
+    if variant == "seven_and_eight":
+        assert all(len(r.rack) == 8 for r in rounds)
+
+
+def variant_rules_of(variant: str, timing: str):
+    from engine.rules import variant_rules
+
+    return variant_rules(variant, timing=timing)

@@ -59,6 +59,9 @@ class Command(BaseCommand):
         draw.add_argument("--lexicon", default="TWL06")
         draw.add_argument("--tileset", default="english")
         draw.add_argument("--ruleset", default="fisf")
+        draw.add_argument("--variant", default="duplicate",
+                          help="duplicate, joker, explosive, seven_of_eight, seven_and_eight or topping")
+        draw.add_argument("--timing", default="normal", help="normal, semi_rapid or blitz")
         draw.add_argument("--rule", action="append", default=[], help="a rule's value: name=value (repeatable)")
         draw.add_argument("--labelling", default="rows-letters", choices=("rows-letters", "rows-numbers"))
         draw.add_argument("--max-rounds", type=int)
@@ -101,12 +104,13 @@ class Command(BaseCommand):
 
         return None if trust is None else packs.trusted_keys() | set(trust)
 
-    def _draw(self, *, seed, lexicon, tileset, ruleset, rule, labelling, max_rounds, out, **_):
-        from engine.rules import rules_preset
+    def _draw(self, *, seed, lexicon, tileset, ruleset, rule, labelling, max_rounds, out, variant="duplicate",
+              timing="normal", **_):
+        from engine.rules import variant_rules
         from tournaments import packs
 
         try:
-            rules = rules_preset(ruleset, **dict(_rule(text) for text in rule))
+            rules = variant_rules(variant, ruleset=ruleset, timing=timing, **dict(_rule(text) for text in rule))
         except ValueError as error:
             raise CommandError(str(error)) from None
         game = packs.draw_game_file(seed=seed, lexicon=lexicon, tileset=tileset, rules=rules, labelling=labelling,
