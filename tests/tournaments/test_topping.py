@@ -12,9 +12,11 @@ player who never found the top, the cost of each wrong try) and compared with th
 from __future__ import annotations
 
 import math
+import re
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 
 from engine.board import Board
 from engine.notation import format_ref
@@ -49,7 +51,7 @@ def _claim(play, labelling: str) -> dict:
             "score": play.score}
 
 
-def test_a_whole_topping_game_through_the_api(api_game):
+def test_a_whole_topping_game_through_the_api(api_game, console):
     game = api_game(players=3, seed=5, variant="topping", lexicon="TWL06",
                     rules={"topping_wrong_try_seconds": WRONG_TRY_SECONDS})
     tournament = Tournament.objects.get(pk=game.tournament_id)
@@ -123,6 +125,11 @@ def test_a_whole_topping_game_through_the_api(api_game):
     assert [row["player"] for row in standings] == sorted(expected, key=expected.get)
     assert [row["rank"] for row in standings] == [1, 2, 3]
     assert expected[a.id] < expected[b.id] < expected[c.id]
+
+    # The console's standings: the times, in that order.
+    page = console.get(reverse("console-standings", args=[game.id])).content.decode()
+    cells = re.findall(r'<td class="num topping-seconds"><strong>(\d+)</strong>', page)
+    assert [int(n) for n in cells] == sorted(expected.values()), cells
 
 
 def test_a_classic_game_s_standings_carry_no_time(api_game):

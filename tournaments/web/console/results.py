@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 
 from tournaments import selectors
 from tournaments.models import Round
+from tournaments.topping_selectors import is_topping
 from tournaments.web.forms import CorrectionForm
 from tournaments.web.views import board_context, reason_text, reason_texts
 
@@ -79,6 +80,7 @@ def standings_page(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "console/standings.html", {
         "section": "tournaments", "tab": "standings", "game": game,
         "rows": selectors.game_standings(game=game),
+        "topping": is_topping(game.tournament),  # ranked by time: the time column first
         "paper_provisional": selectors.standings_provisional(game),
         "breadcrumbs": game_breadcrumbs(game, (_("Standings"), None)),
     })
