@@ -226,3 +226,36 @@ def variant_rules_of(variant: str, timing: str):
     from engine.rules import variant_rules
 
     return variant_rules(variant, timing=timing)
+
+
+@pytest.mark.parametrize("variant", ["joker", "explosive"])
+def test_a_sealed_pack_of_the_variant_plays_at_a_centre_with_its_racks_and_boards(variant, arbitrator, settings):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from engine.rules import variant_rules
+    from tournaments import centre, packs, services
+
+    organiser = Ed25519PrivateKey.generate()
+    settings.ARBITER_TRUSTED_ORGANISER_KEYS = [packs.public_text(organiser)]
+    settings.ARBITER_MIN_SECONDS_BETWEEN_ROUNDS = 0
+    game_file = packs.draw_game_file(seed=2026, rules=variant_rules(variant), max_rounds=12)
+    pack, key = packs.seal_pack(game_file, event="Simultané joker", game_id="G1", signer=organiser)
+    tournament = services.tournament_create(name="Centre", created_by=arbitrator)
+    game = centre.pack_import(tournament=tournament, raw=packs.pack_bytes(pack), actor=arbitrator)
+    tournament.refresh_from_db()
+    assert tournament.variant == variant and tournament.rules == game_file.rules
+    centre.pack_unlock(game=game, key=packs.key_text(key), actor=arbitrator)
+    for planned in game_file.game.rounds:
+        game.refresh_from_db()
+        assert game.board == list(planned.board), f"round {planned.number}: the pack's board"
+        round = services.round_draw(game=game, actor=arbitrator)
+        assert round.rack == planned.rack
+        round = services.round_start(round=round, actor=arbitrator)
+        services.round_close(round=round, actor=arbitrator)
+        round.refresh_from_db()
+        assert (round.master["word"], round.master["row"], round.master["col"]) == (
+            planned.master.word, planned.master.row, planned.master.col)
+    game.refresh_from_db()
+    assert game.board == list(game_file.game.board)
+    if variant == "joker":
+        assert any("?" in r.rack for r in game_file.game.rounds)

@@ -159,7 +159,9 @@ def _pack_draw(game: Game, number: int, bag: list[str], setting):
     letters = letters.replace("+", "")
     whole_new = bool(rejected) or not Counter(game.kept) <= Counter(letters)
     try:
-        draw = check_typed_rack(bag, game.kept, letters, number, setting.tileset, setting.rules,
+        # An explosive pack's rack holds the letter its blank became: checked as drawn from the bag as it is.
+        rules = replace(setting.rules, explosive=False) if setting.rules.explosive else setting.rules
+        draw = check_typed_rack(bag, game.kept, letters, number, setting.tileset, rules,
                                 after_rejection=whole_new)
     except RackError:
         raise Conflict("pack_sequence", params={"why": "bag", "round": number}) from None
