@@ -104,8 +104,8 @@ class Command(BaseCommand):
 
         return None if trust is None else packs.trusted_keys() | set(trust)
 
-    def _draw(self, *, seed, lexicon, tileset, ruleset, rule, labelling, max_rounds, out, variant="duplicate",
-              timing="normal", **_):
+    def _draw(self, *, seed, lexicon, tileset, ruleset, rule, labelling, max_rounds, out, **options):
+        variant, timing = options.get("variant") or "duplicate", options.get("timing") or "normal"
         from engine.rules import variant_rules
         from tournaments import packs
 
