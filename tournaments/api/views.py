@@ -311,11 +311,17 @@ class GameMeView(ApiView):
         slip = None
         if round is not None:
             slip = Slip.objects.filter(round=round, player=player, current=True).first()
-        return Response(s.MeSerializer({
+        body = s.MeSerializer({
             "id": player.pk, "name": player.name, "table": player.table, "game": game.pk,
             "round": round.number if round else None, "round_status": round.status if round else None,
             "provisional": selectors.standings_provisional(game), "slip": slip,
-        }).data)
+        }).data
+        if slip is not None:
+            from tournaments.services.topping import topping_answer
+
+            if (tried := topping_answer(slip)) is not None:
+                body["topping"] = tried  # topping: whether the held try found the top (a reloaded phone)
+        return Response(body)
 
 
 # ---- rounds ---------------------------------------------------------------------------------------------

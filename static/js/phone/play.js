@@ -94,6 +94,10 @@ export function setupPlay() {
       keepPlayer(gameId, tournamentId, player);
       $("who").textContent = body.table ? `${body.name} · ${fmt(T.table, { n: body.table })}` : body.name;
       const held = body.slip;
+      if (body.topping && body.topping.found) {
+        toppingFound = { round: body.round, n: body.topping.found_after };
+        showToppingTime();
+      }
       if (held && body.round === info.round && info.round_status === "open" && !form.pending()) {
         form.hold({
           word: held.word, ref: held.ref, score: held.score ?? null, received_at: held.received_at, seq: held.seq,
