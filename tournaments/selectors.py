@@ -532,7 +532,15 @@ def tournament_standings(*, tournament: Tournament) -> list[dict]:
     for row in result:
         row["diff"] = row["total"] - row["sum_tops"]
         row["percent"] = round(100 * row["total"] / row["sum_tops"], 2) if row["sum_tops"] else 0.0
-    _rank(result, key=lambda row: (row["total"], *row["_tiebreak"]))
+    from tournaments.topping_selectors import is_topping, player_seconds
+
+    if is_topping(tournament):  # topping: the total time over the games, the lowest first
+        times = [player_seconds(game=g) for g in games]
+        for row in result:
+            row["seconds"] = sum(t.get(row["player"], {}).get("seconds", 0) for t in times)
+        _rank(result, key=lambda row: -row["seconds"])
+    else:
+        _rank(result, key=lambda row: (row["total"], *row["_tiebreak"]))
     for row in result:
         row.pop("_tiebreak")
     return result

@@ -125,6 +125,8 @@ def test_a_whole_topping_game_through_the_api(api_game, console):
     assert [row["player"] for row in standings] == sorted(expected, key=expected.get)
     assert [row["rank"] for row in standings] == [1, 2, 3]
     assert expected[a.id] < expected[b.id] < expected[c.id]
+    overall = expect(arb.get(f"/api/tournaments/{game.tournament_id}/standings"), 200)
+    assert [(row["player"], row["seconds"]) for row in overall] == [(row["player"], row["seconds"]) for row in standings]
 
     # The console's standings: the times, in that order.
     page = console.get(reverse("console-standings", args=[game.id])).content.decode()

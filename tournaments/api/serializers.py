@@ -930,6 +930,9 @@ class TournamentStandingRowSerializer(BodySerializer):
     solos = serializers.IntegerField()
     warnings = serializers.IntegerField()
     penalties = serializers.IntegerField()
+    seconds = serializers.IntegerField(
+        required=False, help_text="Topping only: the player's total time in seconds over the games' closed "
+        "rounds; the rows are ranked by it, the lowest first.")
 
 
 class MissingPlayerSerializer(BodySerializer):
