@@ -404,6 +404,48 @@ def log_errors(logs: Path) -> list[str]:
     return out
 
 
+FOLLOWERS_PER_PROCESS = 2500
+FOLLOWERS_TIER = "followers' client"
+
+
+async def start_followers(base_url: str, feed: str, args) -> list:
+    """bench/followers.py processes (one per FOLLOWERS_PER_PROCESS followers, in one process group of their own,
+    so that CpuAccount counts them as a tier of their own), polling until ``end_followers`` closes their stdin."""
+    processes: list = []
+    left = args.followers
+    while left > 0:
+        count = min(left, FOLLOWERS_PER_PROCESS)
+        left -= count
+        processes.append(await asyncio.create_subprocess_exec(
+            sys.executable, str(ROOT / "bench" / "followers.py"), base_url, feed, "--count", str(count),
+            "--every", str(args.follow_every), "--seconds", str(args.round_seconds + 120), "--json",
+            "--until-stdin-closes", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            process_group=processes[0].pid if processes else 0))
+    return processes
+
+
+async def end_followers(processes: list) -> dict:
+    """Close the followers' stdin, read each one's JSON stats and merge them (percentiles over every answer)."""
+    from bench.followers import REQUEST_TIMEOUT, merged
+
+    results = []
+    for process in processes:
+        process.stdin.close()
+    for process in processes:
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(), REQUEST_TIMEOUT + 30)
+            results.append(json.loads(out.decode().strip().splitlines()[-1]))
+        except (TimeoutError, ValueError, IndexError) as exc:
+            print(f"  a follower process gave no stats ({type(exc).__name__}); killed", file=sys.stderr)
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    stats = merged(results)
+    stats["cpu_seconds"] = sum(one.get("cpu_seconds", 0.0) for one in results)
+    stats["processes"] = len(results)
+    return stats
+
+
 class CpuAccount:
     """CPU time between two snapshots: the bench's process groups (and each web process), PostgreSQL and Redis
     (every one of their processes on the machine), this client, every other process, and the kernel's
@@ -958,13 +1000,7 @@ async def festival(args, port: int, password: str, services: Services, db_check,
           f"{spread([listener.first_event - listener.opened for listener in live])}")
 
     # The round.
-    following_stop = asyncio.Event()
-    following = None
-    if feed:
-        from bench.followers import follow
-
-        following = asyncio.ensure_future(follow(f"http://{HOST}:{port}", feed, args.followers, args.follow_every,
-                                                 following_stop, timeout=args.round_seconds + 120))
+    following = await start_followers(f"http://{HOST}:{port}", feed, args) if feed else []
     drawn = await api.call("POST", f"/api/games/{game_id}/rounds", {})
     before = await api.call("GET", f"/api/games/{game_id}/rounds/1")
     plan = await asyncio.to_thread(slip_plan, joined, drawn["rack"], before["board"], rng)
@@ -989,7 +1025,8 @@ async def festival(args, port: int, password: str, services: Services, db_check,
     slow_path = f"/api/games/{game_id}/rounds/1/slips"
     slow = [asyncio.ensure_future(hold_slow(port, slow_path, cutoff, slow_cut, slow_opened))
             for _ in range(args.slow)]
-    cpu_account = CpuAccount({name: proc.pid for name, proc in services.procs.items()})
+    cpu_account = CpuAccount({name: proc.pid for name, proc in services.procs.items()} |
+                             ({FOLLOWERS_TIER: following[0].pid} if following else {}))
 
     async def first_cpu_mark():
         await asyncio.sleep(max(0.0, deadline - window - time.time()))
@@ -1010,8 +1047,7 @@ async def festival(args, port: int, password: str, services: Services, db_check,
         player.final = player.final or "unfinished at the bench's limit"
     sending_done.set()
     close = await closing
-    following_stop.set()
-    followed = await following if following is not None else None
+    followed = await end_followers(following) if following else None
     for task in slow:
         task.cancel()
     await asyncio.gather(*slow, return_exceptions=True)
@@ -1160,6 +1196,9 @@ async def festival(args, port: int, password: str, services: Services, db_check,
 
         print(f"followers (public results feed {feed}, each every {args.follow_every:g} s with If-None-Match, "
               f"from the draw to the results): {report(followed)}")
+    if followed is not None:
+        print(f"  followers' client: {len(following)} processes of at most {FOLLOWERS_PER_PROCESS} followers, "
+              f"{followed['cpu_seconds']:.1f} s CPU in all (their own tier in the CPU lines above)")
     print(f"client: event-loop lag {spread(lags)}; {cpu:.1f} s CPU over {wall:.1f} s; "
           f"load average now {os.getloadavg()[0]:.1f}; server processes dead: {', '.join(services.dead()) or 'none'}")
 

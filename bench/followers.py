@@ -23,11 +23,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
+import json
 import os
 import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -71,6 +73,23 @@ class _Stats:
         self.bytes = 0
         self.error_kinds: dict[str, int] = {}
         self.reopened = 0
+
+    RAW = ("latencies", "latencies_304", "latencies_200")
+
+    def raw(self) -> dict:
+        """What a follower process hands to bench/festival.py (``--json``), to be merged with ``merge``."""
+        return {"ok": self.ok, "not_modified": self.not_modified, "other": self.other, "errors": self.errors,
+                "etags": sorted(self.etags), "bytes": self.bytes, "error_kinds": self.error_kinds,
+                "reopened": self.reopened, **{name: getattr(self, name) for name in self.RAW}}
+
+    def merge(self, raw: dict) -> None:
+        for name in ("ok", "not_modified", "other", "errors", "bytes", "reopened"):
+            setattr(self, name, getattr(self, name) + int(raw[name]))
+        for name in self.RAW:
+            getattr(self, name).extend(float(v) for v in raw[name])
+        self.etags.update(raw["etags"])
+        for kind, n in raw["error_kinds"].items():
+            self.error_kinds[kind] = self.error_kinds.get(kind, 0) + int(n)
 
     def result(self, count: int, seconds: float) -> dict:
         def ms(values, q):
@@ -173,7 +192,16 @@ class _Follower:
         self.reader = self.writer = None
 
 
-async def follow(base_url: str, path: str, count: int, every: float, until, *, timeout: float | None = None) -> dict:
+def merged(results: list[dict]) -> dict:
+    """The result of several follower processes' ``--json`` outputs together (percentiles over all answers)."""
+    stats = _Stats()
+    for one in results:
+        stats.merge(one["raw"])
+    return stats.result(sum(one["followers"] for one in results), max((one["seconds"] for one in results), default=0.0))
+
+
+async def follow(base_url: str, path: str, count: int, every: float, until, *, timeout: float | None = None,
+                 raw: bool = False) -> dict:
     """Run ``count`` followers polling ``base_url + path`` every ``every`` s until ``until`` (seconds from now,
     or an ``asyncio.Event``; never beyond ``MAX_SECONDS``): see the module's docstring for what it returns."""
     if not 1 <= count <= MAX_FOLLOWERS:
@@ -219,7 +247,10 @@ async def follow(base_url: str, path: str, count: int, every: float, until, *, t
     finally:
         for task in tasks:
             task.cancel()
-    return stats.result(count, loop.time() - start)
+    result = stats.result(count, loop.time() - start)
+    if raw:
+        result["raw"] = stats.raw()
+    return result
 
 
 def report(stats: dict) -> str:
@@ -358,13 +389,35 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--close-every", type=float, default=15.0)
+    parser.add_argument("--json", action="store_true",
+                        help="print the stats as one JSON line (raw latencies included, for bench/festival.py to merge)")
+    parser.add_argument("--until-stdin-closes", action="store_true",
+                        help="also stop when standard input closes (bench/festival.py's end of the round)")
     args = parser.parse_args()
     if args.serve:
         asyncio.run(_serve(args))
         return
     if not (args.base_url and args.path):
         parser.error("a server's address and the feed's path, or --serve")
-    print(report(asyncio.run(follow(args.base_url, args.path, args.count, args.every, args.seconds))))
+    stats = asyncio.run(_follow_cli(args))
+    print(json.dumps(stats) if args.json else report(stats), flush=True)
+
+
+async def _follow_cli(args) -> dict:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.call_later(min(args.seconds, MAX_SECONDS), stop.set)
+    if args.until_stdin_closes:  # a thread waits for EOF on stdin: the parent ends the round by closing the pipe
+        def wait_eof():
+            while sys.stdin.buffer.read(4096):
+                pass
+            loop.call_soon_threadsafe(stop.set)
+
+        threading.Thread(target=wait_eof, daemon=True).start()
+    stats = await follow(args.base_url, args.path, args.count, args.every, stop, timeout=args.seconds, raw=args.json)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    stats["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 2)
+    return stats
 
 
 if __name__ == "__main__":
