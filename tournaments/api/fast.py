@@ -232,7 +232,7 @@ def _answer(game_id: int, number: int, token: str, data: dict, arrived: float | 
         body = _slip_answer(slip, replayed=not created)
     else:
         body = slip_answer(slip, created)
-    if (tried := topping_answer(slip)) is not None:
+    if (tried := topping_answer(slip, round)) is not None:
         body["topping"] = tried  # topping: whether this try found the top, and in how many seconds
     return (201 if created else 200), body, []
 

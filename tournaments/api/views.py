@@ -319,7 +319,7 @@ class GameMeView(ApiView):
         if slip is not None:
             from tournaments.services.topping import topping_answer
 
-            if (tried := topping_answer(slip)) is not None:
+            if (tried := topping_answer(slip, round)) is not None:
                 body["topping"] = tried  # topping: whether the held try found the top (a reloaded phone)
         return Response(body)
 
@@ -500,7 +500,7 @@ class SlipsView(ApiView):
         if entered_by is None:
             from tournaments.services.topping import topping_answer
 
-            if (tried := topping_answer(slip)) is not None:
+            if (tried := topping_answer(slip, round)) is not None:
                 body["topping"] = tried  # topping: whether this try found the top, and in how many seconds
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

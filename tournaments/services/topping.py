@@ -48,9 +48,10 @@ def try_answer(round: Round, slip: Slip) -> dict:
     return {"found": found, "found_after": seconds_after_start(round, slip.received_at) if found else None}
 
 
-def topping_answer(slip: Slip) -> dict | None:
-    """try_answer for a slip of a topping tournament's round; None in any other tournament."""
-    round = slip.round
+def topping_answer(slip: Slip, round: Round | None = None) -> dict | None:
+    """try_answer for a slip of a topping tournament's round (``round``: the slip's, already loaded with its
+    game and tournament, so that another tournament's slip costs no query); None in any other tournament."""
+    round = round if round is not None else slip.round
     from tournaments.topping_selectors import is_topping
 
     if not is_topping(round.game.tournament):
