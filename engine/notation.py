@@ -21,6 +21,10 @@ from .layout import SIZE
 from .refusals import refusal_message
 from .tiles import is_letter
 
+# A slip's word written with labels, brackets or blanks' lowercase labels (``[ch]``) is read as tiles: it may
+# take up to this many characters a tile (and never more than that in all, before reading it).
+LABEL_CHARS_MAX = 4
+
 LABELLINGS = ("rows-letters", "rows-numbers")
 
 _LETTER_FIRST = re.compile(r"([A-Z])([0-9]+)")
@@ -146,12 +150,23 @@ def labels(labelling: str = "rows-letters") -> tuple[tuple[str, ...], tuple[str,
 def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
     """The word of a slip: letters only, uppercase a tile, lowercase a blank standing for that letter.
 
-    Surrounding spaces are ignored.  With a tile set, every letter must belong to it.
+    Surrounding spaces are ignored.  With a tile set, every letter must belong to it; on a set with tiles
+    beyond A-Z a word written with its labels (``AÑO``, ``COL·LEGI``, ``CO[ch]E``) is taken as written, its
+    length counted in tiles (the judging reads it: ``judging.read_word``).
     Raise WordError("bad_word", **params) otherwise.
     """
     word = (text or "").strip()
     if not word:
         raise WordError("bad_word", word="", why="empty")
+    if tileset is not None and not getattr(tileset, "plain", True):
+        try:  # its stored characters (a word read back, or one written with the set's one-key aliases)
+            return _parse_letters(word, tileset, max_length)
+        except WordError:  # else as written with the set's labels
+            return _parse_word_labels(word, tileset, max_length)
+    return _parse_letters(word, tileset, max_length)
+
+
+def _parse_letters(word: str, tileset, max_length: int) -> str:
     if len(word) > max_length:
         raise WordError("bad_word", word=word, why="too_long", max=max_length)
     bad = sorted({ch for ch in word if not is_letter(ch)})
@@ -162,6 +177,20 @@ def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
         foreign = sorted({ch.upper() for ch in word if not tileset.has_letter(ch)})
         if foreign:
             raise WordError("bad_word", word=word, why="no_tile", letters=", ".join(foreign))
+    return word
+
+
+def _parse_word_labels(word: str, tileset, max_length: int) -> str:
+    """A slip's word on a set with tiles beyond A-Z (``AÑO``, ``COL·LEGI``, ``CO[ch]E``, ``COchE``), kept as
+    written for the judging to read; its length counted in tiles, not characters (``[ch]`` is one tile)."""
+    if len(word) > max_length * LABEL_CHARS_MAX:
+        raise WordError("bad_word", word=word[:max_length * LABEL_CHARS_MAX], why="too_long", max=max_length)
+    readings = tileset.spellings(word)
+    if not readings:
+        strange = sorted({ch for ch in word if ch not in "[]" and not tileset.is_label_char(ch)})
+        raise WordError("bad_word", word=word, why="no_tile", letters=", ".join(strange) or word)
+    if len(min(readings, key=len)) > max_length:
+        raise WordError("bad_word", word=word, why="too_long", max=max_length)
     return word
 
 

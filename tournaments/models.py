@@ -323,7 +323,7 @@ class Slip(models.Model):
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="slips")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="slips")
-    word = models.CharField(max_length=15)
+    word = models.CharField(max_length=60)  # as written: up to 4 characters a tile (engine.notation)
     ref = models.CharField(max_length=8, blank=True, default="")
     claimed = models.IntegerField(null=True, blank=True)
     key = models.CharField(max_length=100)  # idempotency key chosen by the sender
@@ -365,7 +365,7 @@ class LateSlip(models.Model):
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="late_slips")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="late_slips")
-    word = models.CharField(max_length=15)
+    word = models.CharField(max_length=60)  # as written: up to 4 characters a tile (engine.notation)
     ref = models.CharField(max_length=8, blank=True, default="")
     claimed = models.IntegerField(null=True, blank=True)
     key = models.CharField(max_length=100)

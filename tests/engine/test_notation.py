@@ -153,3 +153,19 @@ def test_labels_of_rows_and_columns():
     assert labels("rows-numbers") == (cols, rows)
     with pytest.raises(ValueError):
         labels("columns-first")
+
+
+def test_a_slip_word_written_with_a_sets_labels_is_read_as_tiles_and_counted_in_tiles():
+    spanish, catalan = load_tileset("spanish"), load_tileset("catalan")
+    # As a phone sends them: the labels themselves, bracketed blanks, the one-key aliases.
+    for word, tiles in (("AÑO", spanish), ("CO[ch]E", spanish), ("COchE", spanish), ("COL·LEGI", catalan),
+                        ("COWEGI", catalan), ("[ch]" * 15, spanish)):
+        assert parse_word(word, tiles) == word
+    with pytest.raises(WordError) as long:
+        parse_word("[ch]" * 16, spanish)  # 16 tiles: longer than the board
+    assert long.value.params["why"] == "too_long"
+    with pytest.raises(WordError) as foreign:
+        parse_word("A#O", spanish)
+    assert foreign.value.params["why"] == "no_tile" and "#" in str(foreign.value)
+    with pytest.raises(WordError):
+        parse_word("AÑO", load_tileset("english"))  # an English set has no Ñ

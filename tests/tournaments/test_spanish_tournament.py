@@ -238,3 +238,25 @@ def test_a_tournament_in_every_shipped_set_draws_and_its_console_shows_labels(ar
     assert not STORAGE & set(page.split("<main", 1)[-1].split("</main>", 1)[0])
     for label in tiles.labels(drawn["rack"]):
         assert label in page
+
+
+
+def test_a_slip_written_longer_than_the_board_in_labels_is_kept_and_judged(arbitrator_client, isolated_cache):
+    """A word written with brackets or digraph labels can take more characters than it has tiles (``[ch]`` is
+    four characters for one tile): such a slip, from a phone or on paper, is stored as written and judged,
+    never a server error."""
+    _import(SPANISH_WORDS, "ESMUESTRA")
+    t, game, url, seats = _spanish_game(arbitrator_client, "ESMUESTRA")
+    expect(arbitrator_client.post(f"{url}/rounds", {"rack": "3PEOHCA"}, format="json"), 201)
+    expect(arbitrator_client.post(f"{url}/rounds/1/start", {}, format="json"), 200)
+    written = "[ch][ch][ch][ch][ch]"  # 20 characters, 5 tiles: not a word of the list
+    assert len(written) > 15
+    expect(seats["Ana"].post(f"{url}/rounds/1/slips", {"word": written, "ref": "H8", "score": 10, "key": "a1"},
+                             format="json"), 201)
+    expect(arbitrator_client.post(f"{url}/rounds/1/slips", {"table": 2, "word": written, "ref": "H8", "score": 10},
+                                  format="json"), 201)
+    expect(arbitrator_client.post(f"{url}/rounds/1/close", {}, format="json"), 200)
+    for name in ("Ana", "Bruno"):
+        result = Result.objects.get(round__game=game, round__number=1, player__name=name)
+        assert result.paid == 0 and result.reason not in ("no_slip", "absent"), (name, result.reason)
+        assert result.slip.word == written
