@@ -1047,12 +1047,13 @@ async def festival(args, port: int, password: str, services: Services, db_check,
         player.final = player.final or "unfinished at the bench's limit"
     sending_done.set()
     close = await closing
-    followed = await end_followers(following) if following else None
     for task in slow:
         task.cancel()
     await asyncio.gather(*slow, return_exceptions=True)
     await cpu_start_mark
     await asyncio.to_thread(cpu_account.snapshot)  # the slips have ended and the results are shown
+    # The followers end after that snapshot: an ended process's CPU is no longer in /proc.
+    followed = await end_followers(following) if following else None
 
     # The phones: wait (bounded) until every open stream was told of the close.
     until = max(deadline + max(args.grace, 10) + 20, (close["closed_seen"] or 0) + 10)
