@@ -32,7 +32,7 @@ from engine.judging import Slip, judge_slip
 from engine.layout import CENTRE, LETTER_MULTIPLIER, SIZE, WORD_MULTIPLIER
 from engine.lexicon import BUILTINS, import_lexicon, normalise
 from engine.notation import format_ref
-from engine.rules import rules_preset
+from engine.rules import rules_preset, variant_rules
 from engine.tiles import load_tileset
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -428,18 +428,35 @@ def _draw(board, lang, rules, rng, forced_blanks):
     return Counter(t for t in drawn if t), forced + drawn.count(0)
 
 
+def _rack_with_a_long_word(board, lang, rules, rng):
+    """A rack of the variant's size holding the tiles of a word of the list as long as the most tiles a play
+    places, the rest drawn from the bag; None when the bag holds no such word."""
+    tiles, blanks = _bag(board, lang)
+    left = Counter(tiles)
+    words = sorted(w for w in lang.by_length.get(rules.max_placed, ()) if not Counter(w) - left)
+    if not words:
+        return None
+    word = rng.choice(words)
+    rest = list((left - Counter(word)).elements()) + [0] * blanks
+    extra = rng.sample(rest, min(len(rest), rules.rack_size - len(word)))
+    return Counter(word) + Counter(t for t in extra if t), extra.count(0)
+
+
 @cache
-def positions(name: str, cache_dir: str) -> tuple[Position, ...]:
-    """POSITIONS seeded positions: games played by random moves the oracle finds, one position a move."""
+def positions(name: str, cache_dir: str, variant: str = "duplicate", count: int = POSITIONS) -> tuple[Position, ...]:
+    """``count`` seeded positions: games played by random moves the oracle finds, one position a move; racks
+    of the variant's size (8 in 7 sur 8 and 7 et 8)."""
     lang = language(name, cache_dir)
-    rules = rules_preset("fisf")
-    rng = random.Random(f"{SEED}-{name}")
+    rules = variant_rules(variant)
+    rng = random.Random(f"{SEED}-{name}" if variant == "duplicate" else f"{SEED}-{name}-{variant}")
     found = []
     board: dict = {}
     moves_left = rng.randint(*GAME_MOVES)
-    for number in range(POSITIONS):
+    for number in range(count):
         forced = (0, 0, 1, 2)[number % 4]  # a quarter of the racks hold one blank, a quarter two (if left)
         rack = _draw(board, lang, rules, rng, forced)
+        if rules.rack_size > 7 and number % 3 == 0:  # racks of 8: a third hold a long word of the list
+            rack = _rack_with_a_long_word(board, lang, rules, rng) or rack
         plays = oracle_plays(board, rack, lang, rules)
         found.append(Position(number, dict(board), rack, plays))
         # The next position: a random play (one without a blank when there is one, most of the time, so
@@ -528,6 +545,43 @@ def test_searches_agree_with_the_oracle(name, search, cache_dir):
             every = engine_search.generate_plays(board, rack, *args)
             assert len(every) == len(expected), where
             assert {engine_key(p, lang): engine_view(p) for p in every} == expected, where
+
+
+EIGHT_TILE_POSITIONS = 100  # per variant of 8-tile racks
+
+
+@pytest.mark.parametrize("variant", ["seven_of_eight", "seven_and_eight"])
+def test_searches_agree_with_the_oracle_on_racks_of_8(variant, search, cache_dir):
+    """Racks of 8: at most 7 tiles placed and 50 for 7 (7 sur 8), or all 8 placed and 75 for 8 (7 et 8): the
+    tops, the count and the best plays of both searches are the oracle's on 100 positions a variant."""
+    lang = language("english", cache_dir)
+    rules = variant_rules(variant)
+    assert rules.rack_size == 8
+    args = (lang.lexicon, lang.tileset, rules)
+    found = positions("english", cache_dir, variant, EIGHT_TILE_POSITIONS)
+    assert sum(1 for p in found if sum(p.rack[0].values()) + p.rack[1] == 8) >= EIGHT_TILE_POSITIONS * 3 // 4
+    bonus_plays = whole_racks = 0  # positions with a play earning a bonus; with a play placing all 8
+    for position in found:
+        board, rack = Board.from_rows(board_rows(position.board, lang)), rack_text(position.rack, lang)
+        where = f"{variant} position {position.number}: {board_rows(position.board, lang)} {rack!r}"
+        expected = {key: oracle_view(play, lang) for key, play in position.plays.items()}
+        assert all(len(key) <= rules.max_placed for key in expected), where
+        bonus_plays += any(len(key) >= rules.bingo_tiles for key in expected)
+        whole_racks += any(len(key) == 8 for key in expected)
+        assert engine_search.count_plays(board, rack, *args) == len(expected), where
+        tops = engine_search.find_tops(board, rack, *args)
+        top = max((v[-1] for v in expected.values()), default=None)
+        assert tops.score == top, where
+        assert {engine_key(p, lang): engine_view(p) for p in tops.plays} == {
+            key: view for key, view in expected.items() if view[-1] == top}, where
+        best = engine_search.best_plays(board, rack, *args, n=5)
+        ranked = sorted((v[-1] for v in expected.values()), reverse=True)
+        floor = ranked[min(5, len(ranked)) - 1] if ranked else None
+        assert {engine_key(p, lang): engine_view(p) for p in best} == {
+            key: view for key, view in expected.items() if view[-1] >= floor}, where
+    assert bonus_plays >= 15, (variant, bonus_plays)
+    assert whole_racks >= (10 if rules.max_placed == 8 else 0), (variant, whole_racks)
+    assert whole_racks == 0 or rules.max_placed == 8, (variant, whole_racks)
 
 
 def _slip_word(play: OraclePlay, lang: Language) -> str:
