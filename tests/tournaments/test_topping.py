@@ -11,6 +11,8 @@ player who never found the top, the cost of each wrong try) and compared with th
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 from datetime import timedelta
@@ -22,11 +24,12 @@ from engine.board import Board
 from engine.notation import format_ref
 from engine.search import find_tops
 from tournaments.lexicons import get_lexicon
-from tournaments.models import Round, Slip, Tournament
+from tournaments.models import Player, Round, Slip, Tournament
 from tournaments.setting import play_from_dict
 from tournaments.topping_selectors import round_finders
 
 from .api_support import assert_error, expect
+from .sheets_support import pdf_text
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_cache")]
 
@@ -51,7 +54,7 @@ def _claim(play, labelling: str) -> dict:
             "score": play.score}
 
 
-def test_a_whole_topping_game_through_the_api(api_game, console):
+def test_a_whole_topping_game_through_the_api(api_game, console, tmp_path):
     game = api_game(players=3, seed=5, variant="topping", lexicon="TWL06",
                     rules={"topping_wrong_try_seconds": WRONG_TRY_SECONDS})
     tournament = Tournament.objects.get(pk=game.tournament_id)
@@ -132,6 +135,27 @@ def test_a_whole_topping_game_through_the_api(api_game, console):
     page = console.get(reverse("console-standings", args=[game.id])).content.decode()
     cells = re.findall(r'<td class="num topping-seconds"><strong>(\d+)</strong>', page)
     assert [int(n) for n in cells] == sorted(expected.values()), cells
+
+    # The sheets and exports carry the times and rank by them; the points stay in their columns.
+    names = {seat.id: Player.objects.get(pk=seat.id).name for seat in (a, b, c)}
+    ranked = sorted(expected, key=expected.get)
+    for url in (reverse("sheet-game-standings", args=[game.id]),
+                reverse("sheet-tournament-standings", args=[game.tournament_id])):
+        text = pdf_text(arb.get(url).content, tmp_path)
+        assert "Time (s)" in text, text
+        lines = [next(line for line in text.splitlines() if names[pid] in line) for pid in ranked]
+        assert [text.index(line) for line in lines] == sorted(text.index(line) for line in lines)
+        for pid, line in zip(ranked, lines, strict=True):
+            points = next(row["total"] for row in standings if row["player"] == pid)
+            assert re.search(rf"\b{points}\s+{expected[pid]}\b", line), (line, points, expected[pid])
+    rows = list(csv.DictReader(io.StringIO(arb.get(reverse("export-standings-csv", args=[game.id]))
+                                           .content.decode("utf-8"))))
+    assert [(row["name"], int(row["seconds"]), int(row["rank"])) for row in rows] == [
+        (names[pid], expected[pid], rank) for rank, pid in enumerate(ranked, 1)]
+    results = arb.get(reverse("export-results", args=[game.id])).content.decode("latin-1").splitlines()
+    assert [line.split(",")[-1] for line in results] == [f'"{expected[pid]}"' for pid in ranked]
+    record = arb.get(reverse("export-record", args=[game.id])).json()
+    assert [(row["player"], row["seconds"]) for row in record["standings"]] == [(pid, expected[pid]) for pid in ranked]
 
 
 def test_a_classic_game_s_standings_carry_no_time(api_game):

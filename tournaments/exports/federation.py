@@ -4,7 +4,8 @@ Format (what club and federation rating software reads):
 
 - one line per player in ranking order, no header line, lines ending in CR LF;
 - three fields, each in double quotes, separated by commas: the table number (empty when the player has
-  none), the name, the total; a double quote inside a name is doubled, as in CSV;
+  none), the name, the total; a double quote inside a name is doubled, as in CSV; a topping game's line
+  has a fourth field, the total time in seconds, by which the lines are ranked (docs/rules.md 7.5);
 - encoded in ISO-8859-1 (Latin-1). Letters outside Latin-1 are transliterated: an accented letter loses
   the accent Latin-1 lacks (Ż -> Z, ő -> o, Č -> C), a few letters have a spelled form (Ł -> L, ł -> l,
   Đ -> D, Œ -> OE, ı -> i, ẞ -> SS), typographic quotes and dashes become ASCII ones; the letters of
@@ -104,5 +105,9 @@ def _field(value) -> str:
 
 def results_file(rows: Iterable[dict]) -> bytes:
     """The results file for standings rows (best first): the bytes to send, already Latin-1."""
-    lines = [",".join((_field(row.get("table")), _field(row["name"]), _field(row["total"]))) for row in rows]
+    lines = [
+        ",".join((_field(row.get("table")), _field(row["name"]), _field(row["total"]),
+                  *((_field(row["seconds"]),) if "seconds" in row else ())))
+        for row in rows
+    ]
     return "".join(line + "\r\n" for line in lines).encode("latin-1")

@@ -241,6 +241,8 @@ def _record(game: Game) -> dict:
                     "penalties",
                 )
             }
+            # Topping: the total time in seconds, by which the rows are ranked (docs/rules.md 7.5).
+            | ({"seconds": row["seconds"]} if "seconds" in row else {})
             for row in standings
         ],
     }

@@ -32,6 +32,9 @@ COLUMNS = (
     "category",
     "birth_date",
 )
+# Topping (docs/rules.md 7.5): the total time in seconds, by which the rows are ranked, after the columns of
+# every game; a classic game's file has no such column.
+TIMED_COLUMNS = ("seconds",)
 
 
 def _number(value) -> int | str:
@@ -41,9 +44,11 @@ def _number(value) -> int | str:
 
 def standings_csv(rows: Iterable[dict]) -> str:
     """``rows`` as the standings selectors return them, best first; ``diff`` is negative below the top."""
+    rows = list(rows)
+    timed = any("seconds" in row for row in rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_NONNUMERIC)
-    writer.writerow([text_cell(title) for title in COLUMNS])
+    writer.writerow([text_cell(title) for title in COLUMNS + (TIMED_COLUMNS if timed else ())])
     for row in rows:
         writer.writerow(
             [
@@ -63,6 +68,7 @@ def standings_csv(rows: Iterable[dict]) -> str:
                 text_cell(row.get("club") or ""),
                 text_cell(row.get("category") or ""),
                 text_cell(row.get("birth_date") or ""),
+                *([_number(row.get("seconds"))] if timed else []),
             ]
         )
     return out.getvalue()

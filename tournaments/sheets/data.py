@@ -44,6 +44,7 @@ class StandingRow:
     penalties: int = 0
     game_totals: tuple[int | None, ...] = ()  # tournament sheets: one per game (None: did not play)
     series_rank: int | None = None  # rank among the players of the same series
+    seconds: int | None = None  # topping: the total time in seconds, the lowest first (None in any other game)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class Standings:
     # Non-empty: the rows are printed as these groups instead (a title, then its rows ranked within it), as a
     # simultaneous event's standings by centre, series or category.
     groups: tuple[tuple[str, tuple[StandingRow, ...]], ...] = ()
+    timed: bool = False  # topping: a time column after the total; the rows are ranked by it
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ def _standing_row(row: dict) -> StandingRow:
         penalties=row["penalties"],
         game_totals=tuple(entry["total"] for entry in row.get("games", ())),
         series_rank=row.get("series_rank"),
+        seconds=row.get("seconds"),
     )
 
 
@@ -92,6 +93,7 @@ def game_standings_sheet(game: Game) -> Standings:
         header=header_for(game.tournament, game),
         rows=tuple(_standing_row(row) for row in rows),
         top_total=_sum_of_tops(rows),
+        timed=any("seconds" in row for row in rows),
     )
 
 
@@ -103,6 +105,7 @@ def tournament_standings_sheet(tournament: Tournament) -> Standings:
         rows=tuple(_standing_row(row) for row in rows),
         top_total=_sum_of_tops(rows),
         game_labels=_game_labels(tournament, numbers),
+        timed=any("seconds" in row for row in rows),
     )
 
 

@@ -38,6 +38,12 @@ _RIGHT = (
     (pgettext_lazy("sheet column", "Pen."), 28),
 )
 _GAME_WIDTH = 36
+# Topping's time column, after the total (points): the rows are ranked by it, the lowest first.
+_TIME = (pgettext_lazy("sheet column", "Time (s)"), 44)
+
+
+def _right(timed: bool) -> tuple:
+    return (_RIGHT[0], _TIME, *_RIGHT[1:]) if timed else _RIGHT
 
 
 def _series(row: StandingRow) -> str:
@@ -48,7 +54,7 @@ def _series(row: StandingRow) -> str:
     return f"{label} ({row.series_rank})" if row.series_rank else label
 
 
-def _cells(row: StandingRow, name_width: float, games: int) -> list:
+def _cells(row: StandingRow, name_width: float, games: int, timed: bool = False) -> list:
     game_cells = []
     if games:
         totals = list(row.game_totals) + [None] * (games - len(row.game_totals))
@@ -60,6 +66,7 @@ def _cells(row: StandingRow, name_width: float, games: int) -> list:
         _series(row),
         *game_cells,
         str(row.total),
+        *([("" if row.seconds is None else str(row.seconds))] if timed else []),
         signed_diff(row.diff),
         percent(row.percent),
         str(row.tops),
@@ -72,17 +79,19 @@ def _cells(row: StandingRow, name_width: float, games: int) -> list:
 def render_standings(standings: Standings) -> bytes:
     """The standings as a PDF (A4, paginated, the column titles repeated on each page)."""
     games = len(standings.game_labels)
+    timed = standings.timed
+    right = _right(timed)
 
     def build(buffer):
         title = _("Tournament standings") if games else _("Standings")
         doc = SheetDocument(buffer, header=standings.header, title=title, wide=games > PORTRAIT_GAMES)
-        fixed = sum(width for _, width in _LEFT + _RIGHT if width) + games * _GAME_WIDTH
+        fixed = sum(width for _, width in _LEFT + right if width) + games * _GAME_WIDTH
         name_width = max(doc.width - fixed, 90)
-        titles = [str(t) for t, _w in _LEFT] + list(standings.game_labels) + [str(t) for t, _w in _RIGHT]
-        widths = [w or name_width for _t, w in _LEFT] + [_GAME_WIDTH] * games + [w for _t, w in _RIGHT]
+        titles = [str(t) for t, _w in _LEFT] + list(standings.game_labels) + [str(t) for t, _w in right]
+        widths = [w or name_width for _t, w in _LEFT] + [_GAME_WIDTH] * games + [w for _t, w in right]
 
         def table_of(players: tuple[StandingRow, ...]) -> LongTable:
-            rows = [titles] + [_cells(row, name_width - 6, games) for row in players]
+            rows = [titles] + [_cells(row, name_width - 6, games, timed) for row in players]
             return LongTable(rows, colWidths=widths, repeatRows=1, style=style)
 
         first_number = len(_LEFT)
@@ -91,7 +100,7 @@ def render_standings(standings: Standings) -> bytes:
             ("ALIGN", (0, 0), (0, -1), "RIGHT"),
             ("ALIGN", (2, 0), (2, -1), "RIGHT"),
             ("ALIGN", (3, 0), (3, -1), "CENTER"),
-            ("FONT", (first_number + games, 1), (first_number + games, -1), SANS_BOLD, 8),
+            ("FONT", (first_number + games + timed, 1), (first_number + games + timed, -1), SANS_BOLD, 8),
             ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, STRIPE]),
         ]
         if games:
@@ -112,6 +121,8 @@ def render_standings(standings: Standings) -> bytes:
         parts = [
             ngettext("%(n)s player", "%(n)s players", players) % {"n": players},
             _("sum of the tops %(total)s") % {"total": standings.top_total},
+            *([_("Topping: ranked by the total time in seconds, the lowest first; Total: the points")]
+              if timed else []),
             _("Diff.: the player's total minus the sum of the tops"),
             _("Series: in brackets the rank within the series"),
             _("ties share a rank and are broken by the last game, then its last round, the round before...")
