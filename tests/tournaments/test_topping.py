@@ -163,3 +163,25 @@ def test_a_classic_game_s_standings_carry_no_time(api_game):
     game.arbitrator.post(game.url("/rounds"), {}, format="json")
     standings = expect(game.arbitrator.get(game.url("/standings")), 200)
     assert "seconds" not in standings[0]
+
+
+def _standings_heads(key: str) -> list[str]:
+    from django.test import Client
+
+    page = Client().get(reverse("projector", args=[key])).content.decode()
+    head = page[page.index('id="standings"'):]
+    head = head[head.index("<thead>"):head.index("</thead>")]
+    return [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<th[^>]*>(.*?)</th>", head, re.S)]
+
+
+@pytest.mark.parametrize("variant", ["topping", "duplicate"])
+def test_the_projector_s_standings_head_says_time_in_topping(api_game, variant):
+    game = api_game(players=1, seed=5, variant=variant, lexicon="TWL06")
+    tournament = Tournament.objects.get(pk=game.tournament_id)
+    key = tournament.games.get(pk=game.id).screen_key
+    for language, words in (("en", {"topping": ["Rank", "Player", "Time (s)", ""],
+                                    "duplicate": ["Rank", "Player", "Total", "Behind the sum of tops"]}),
+                            ("fr", {"topping": ["Rang", "Joueur", "Temps (s)", ""],
+                                    "duplicate": ["Rang", "Joueur", "Total", "Écart à la somme des tops"]})):
+        Tournament.objects.filter(pk=tournament.pk).update(language=language)
+        assert _standings_heads(key) == words[variant], language
