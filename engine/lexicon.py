@@ -387,7 +387,7 @@ def import_lexicon(name: str, words: Iterable[str], tileset, cache_dir=None, *, 
         raise ValueError(f"{name!r} is a built-in lexicon")
     directory = cache_directory(cache_dir)
     if getattr(tileset, "plain", True):  # tiles of one letter A-Z each
-        accepted, rejected = normalise(words, lambda word: all(tileset.has_letter(ch) for ch in word))
+        accepted, rejected = normalise(words, lambda word: all(getattr(tileset, "playable", tileset.has_letter)(ch) for ch in word))
     else:
         accepted, rejected = spell_words(words, tileset, stored)
     if not accepted:

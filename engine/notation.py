@@ -174,7 +174,11 @@ def _parse_letters(word: str, tileset, max_length: int) -> str:
         shown = " ".join(repr(ch) for ch in bad)
         raise WordError("bad_word", word=word, why="not_letters", letters=shown)
     if tileset is not None:
-        foreign = sorted({ch.upper() for ch in word if not tileset.has_letter(ch)})
+        # A lowercase letter with no tile is a blank standing for it, when the set's blank line allows it
+        # (Romanian k, q, w, y); an uppercase one has no tile to play.
+        playable = getattr(tileset, "playable", tileset.has_letter)
+        foreign = sorted({ch.upper() for ch in word
+                          if not (tileset.has_letter(ch) or (ch.islower() and playable(ch)))})
         if foreign:
             raise WordError("bad_word", word=word, why="no_tile", letters=", ".join(foreign))
     return word

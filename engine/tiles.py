@@ -216,6 +216,11 @@ class TileSet:
         """Whether the stored character ``ch`` (either case) is a tile of this set."""
         return ch.upper() in self._by_char
 
+    def playable(self, ch: str) -> bool:
+        """Whether a word may hold the stored character ``ch`` (either case): a tile of this set, or a letter
+        with no tile that a blank may stand for (the set's blank line; Romanian K, Q, W, Y)."""
+        return self.has_letter(ch) or self._blank_letter(ch.upper())
+
     def value(self, ch: str) -> int:
         """Points of a tile: 0 (the blank's value) for ``?`` or a lowercase letter."""
         return self._letter(ch).value
@@ -330,6 +335,10 @@ class TileSet:
                 piece = text[at:at + size]
                 ch = self._labels.get(piece.upper())
                 if ch is None:
+                    # A blank standing for a letter with no tile, when the set's blank line allows it
+                    # (Romanian: k, q, w, y), written in lowercase like any blank.
+                    if size == 1 and piece.islower() and self._blank_letter(piece.upper()):
+                        stack.append((at + 1, done + piece))
                     continue
                 if piece.isupper() or not any(c.isalpha() for c in piece):
                     stack.append((at + size, done + ch))
@@ -379,6 +388,10 @@ class TileSet:
                 out.append(ch)
                 at += 1
         return "".join(out)
+
+    def _blank_letter(self, ch: str) -> bool:
+        # A letter A-Z with no tile of its own that a blank of this set may stand for.
+        return "A" <= ch <= "Z" and ch not in self._by_char and self._blank_may(ch)
 
     def _blank_may(self, ch: str) -> bool:
         return self.blanks > 0 and encode(ch) in self.blank_codes

@@ -143,3 +143,26 @@ def test_bad_tile_set_files_are_refused():
         parse_tileset("x", "letter,count,value,vowel,store\nA,1,1,yes,\nA,1,1,yes,B\n?,2,0,either,\n")
     with pytest.raises(ValueError, match="unknown tile set"):
         load_tileset("klingon")
+
+
+def test_checked_counts_and_values_of_the_sets_without_a_wolges_alphabet():
+    # Romanian and Italian figures as checked against the sources named in each file's source line.
+    ro = load_tileset("romanian")
+    assert [(ro.full_bag().count(ch), ro.value(ch)) for ch in "ABGHMPVX"] == [
+        (11, 1), (2, 9), (2, 9), (1, 10), (3, 4), (4, 2), (2, 8), (1, 10)]
+    assert sum(ro.value(ch) for ch in ro.full_bag()) == 211  # the source table's points, summed by hand
+    it = load_tileset("italian")
+    assert [(it.full_bag().count(ch), it.value(ch)) for ch in "AOEIUQZHC"] == [
+        (14, 1), (15, 1), (11, 1), (12, 1), (5, 3), (1, 10), (2, 8), (2, 8), (6, 2)]
+    assert not any(it.has_letter(ch) for ch in "JKWXY")
+    assert encode("K") not in it.blank_codes  # a blank stands for a tile of the set (not checked: see the file)
+    for ch in "KQWY":  # the Romanian joker may stand for the letters that have no tile
+        assert not ro.has_letter(ch) and encode(ch) in ro.blank_codes
+
+
+def test_dutch_and_german_values_from_wolges():
+    nl, de = load_tileset("dutch"), load_tileset("german")
+    assert [(nl.full_bag().count(ch), nl.value(ch)) for ch in "ENCWQ"] == [(18, 1), (10, 1), (2, 5), (2, 5), (1, 10)]
+    assert [(de.full_bag().count(ch), de.value(ch)) for ch in "ENΔΘΛY"] == [
+        (15, 1), (9, 1), (1, 6), (1, 8), (1, 6), (1, 10)]
+    assert de.labels("ΔΘΛ") == ["Ä", "Ö", "Ü"]

@@ -133,3 +133,22 @@ def test_an_arbitrator_marks_a_digraph_blank_with_one_question_mark(spanish):
     with pytest.raises(WordError) as caught:
         parse_marked_word("CO?", SPANISH)
     assert caught.value.code == "bad_blank_mark"
+
+
+def test_a_romanian_blank_stands_for_k_q_w_y_which_have_no_tile(tmp_path):
+    # The Romanian rules let a joker stand for K, Q, W and Y (no tiles of their own): the list keeps such
+    # words, a slip writes the blank in lowercase, and the search finds the play; an uppercase K is refused.
+    romanian = load_tileset("romanian")
+    imported = import_lexicon("ro-test", ["kiwi", "casa", "yak"], romanian, cache_dir=tmp_path)
+    lexicon = imported.lexicon
+    assert imported.rejected == [] and "KIWI" in lexicon and "YAK" in lexicon
+    assert read_word("kIwI", romanian, lexicon) == "kIwI"
+    paid = judge_slip(Board.empty(), "??IIRST", 2, Slip("kIwI", "H5", 4), lexicon, romanian, FISF)
+    assert (paid.outcome, paid.paid, paid.play.word) == ("ok", 4, "kIwI")
+    refused = judge_slip(Board.empty(), "??IIRST", 2, Slip("KIWI", "H5", 4), lexicon, romanian, FISF)
+    assert (refused.outcome, refused.reason, refused.paid) == ("zero", "bad_word", 0)
+    assert "no tile for K, W" in refused.message  # uppercase: a tile, and the set has none
+    tops = find_tops(Board.empty(), "??IIRST", lexicon, romanian, FISF)
+    assert tops.score == 4 and {p.word for p in tops.plays} == {"kIwI"}
+    # Spanish blanks stand for tiles of the set only: k is not read there.
+    assert SPANISH.spellings("kIWI") == [] and load_tileset("romanian").spellings("KIWI") == []
