@@ -139,6 +139,20 @@ def set_rack(typed: str) -> bool:
     return bool(_SET_RACK.fullmatch(typed))
 
 
+def draw_help(tiles) -> str:
+    """The draw's help for a set with tiles beyond A-Z: what may be typed for each of them (its label,
+    the label in brackets for a tile of more than one letter, its keyboard aliases), from the set's file."""
+    keys = []
+    for letter in tiles.letters:
+        if letter.shown == letter.letter and not letter.aliases:
+            continue
+        typed = [letter.shown] + ([f"[{letter.shown}]"] if len(letter.shown) > 1 else []) + list(letter.aliases)
+        keys.append(_("%(tile)s: %(typed)s") % {"tile": letter.shown, "typed": " ".join(dict.fromkeys(typed))})
+    return _("Leave empty for a random draw. Tiles by their letters, ? for a blank; the kept tiles included. "
+             "This set's tiles may be typed as %(keys)s. A rack that reads two ways is refused.") % {
+        "keys": "; ".join(keys)}
+
+
 class DrawForm(forms.Form):
     """Empty rack: a random draw. A typed rack comes from a physical bag; `?` is a blank."""
 
@@ -146,6 +160,11 @@ class DrawForm(forms.Form):
         label=_("Rack drawn from the bag"), required=False, max_length=TYPED_RACK_MAX,
         help_text=_("Leave empty for a random draw. Letters A–Z, ? for a blank; the kept letters included."),
     )
+
+    def __init__(self, *args, tiles=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if tiles is not None and not tiles.plain:
+            self.fields["rack"].help_text = draw_help(tiles)
 
     def clean_rack(self) -> str | None:
         rack = "".join(self.cleaned_data["rack"].split()).upper()

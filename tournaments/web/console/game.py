@@ -67,7 +67,7 @@ def panel_context(game: Game) -> dict:
         "can_close": status == Round.Status.OPEN,
         "can_end": game.status == Game.Status.PLAYING and not in_play,
         "board": board_context(state["board"], game.tournament.coordinates, tiles=game.tournament.tiles),
-        "draw_form": DrawForm(),
+        "draw_form": DrawForm(tiles=game.tournament.tiles),  # the help names the set's aliases
         "pending_rejected": list(game.pending_rejected),
         "relay": relay.console_state(game),  # a game following the organiser's (a multiplex): its link
     }
