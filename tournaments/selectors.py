@@ -185,6 +185,8 @@ def game_state(*, game: Game) -> dict:
         "tileset": tournament.tileset,
         "ruleset": tournament.ruleset,
         "round_seconds": tournament.round_seconds,
+        "variant": tournament.variant,  # the variant and timing played (engine.rules.variant_rules)
+        "timing": tournament.timing,
         "players": Player.objects.in_game(game).count(),
         "version": game_version(game.pk),
         "server_time": timezone.now().isoformat(),

@@ -208,3 +208,24 @@ def test_text_patterns_follow_pythons_idea_of_a_space(schema):
             continue
         ch = chr(code)
         assert bool(key.search(ch)) == bool(ch.strip()), hex(code)
+
+
+def _answer(schema, path: str, method: str, status: str) -> dict:
+    return _component(schema, _paths(schema)[path][method]["responses"][status]["content"]["application/json"]
+                      ["schema"])
+
+
+def test_the_game_the_slip_answer_and_me_document_the_variant_and_topping(schema):
+    handed_in = _paths(schema)["/api/games/{}/rounds/{}/slips"]["post"]["responses"]["201"]
+    one_of = _component(schema, handed_in["content"]["application/json"]["schema"])["oneOf"]
+    assert "#/components/schemas/SlipAnswer" in [ref["$ref"] for ref in one_of]  # 201 and 200: the same answer
+    game = _answer(schema, "/api/games/{}", "get", "200")
+    assert {"variant", "timing"} <= set(game["required"]), game.get("required")
+    assert "topping" in game["properties"]["variant"]["description"]
+    for path, method, status in (("/api/games/{}/rounds/{}/slips", "post", "200"), ("/api/games/{}/me", "get", "200")):
+        answer = _answer(schema, path, method, status)
+        assert "topping" not in answer.get("required", ()), path  # absent in every other game
+        topping = answer["properties"]["topping"]
+        tried = _component(schema, topping["allOf"][0] if "allOf" in topping else topping)
+        assert set(tried["properties"]) == {"found", "found_after"}, path
+        assert tried["properties"]["found_after"]["nullable"] is True

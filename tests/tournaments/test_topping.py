@@ -60,6 +60,8 @@ def test_a_whole_topping_game_through_the_api(api_game, console, tmp_path):
     tournament = Tournament.objects.get(pk=game.tournament_id)
     rules, tileset, lexicon = tournament.rules, tournament.tiles, get_lexicon("TWL06")
     assert (rules.topping, rules.topping_penalty, rules.topping_wrong_try_seconds) == (True, 60, WRONG_TRY_SECONDS)
+    state = expect(game.arbitrator.get(game.url()), 200)
+    assert (state["variant"], state["timing"], state["round_seconds"]) == ("topping", "normal", rules.round_seconds)
     arb, (a, b, c) = game.arbitrator, game.players
     board = Board.from_rows(["." * 15] * 15)
     played = 0
@@ -163,6 +165,8 @@ def test_a_classic_game_s_standings_carry_no_time(api_game):
     game.arbitrator.post(game.url("/rounds"), {}, format="json")
     standings = expect(game.arbitrator.get(game.url("/standings")), 200)
     assert "seconds" not in standings[0]
+    state = expect(game.arbitrator.get(game.url()), 200)
+    assert (state["variant"], state["timing"]) == ("duplicate", "normal")
 
 
 def _standings_heads(key: str) -> list[str]:

@@ -717,6 +717,15 @@ class SlipAnswer:
     replaced: object = None
 
 
+class ToppingTrySerializer(serializers.Serializer):
+    """Topping only (docs/rules.md 7.5): whether the player's try found the round's top, never the top."""
+
+    found = serializers.BooleanField(help_text="The try scored the round's top (any tied top).")
+    found_after = serializers.IntegerField(
+        allow_null=True, help_text="Whole seconds from the round's start to the try's arrival on the server's "
+        "clock (rounded down) when found; null otherwise.")
+
+
 class SlipAnswerSerializer(SlipSerializer):
     """A slip handed in (201) or its key again (200). The fields are the slip the server holds for the
     player now; when a replayed key's slip was replaced since, that slip is under ``replaced``.
@@ -731,6 +740,9 @@ class SlipAnswerSerializer(SlipSerializer):
 
     receipt = ReceiptSerializer(help_text="The slip that counts, its arrival and round, sealed by the server: "
                                 "the player keeps it, and the console checks it in a dispute.")
+    topping = ToppingTrySerializer(
+        required=False, help_text="Topping only: whether this try found the top, and after how many seconds. "
+        "Absent in any other game.")
 
     def to_representation(self, answer: SlipAnswer) -> dict:
         from tournaments.receipts import receipt_for
@@ -870,6 +882,10 @@ class GameStateSerializer(BodySerializer):
     tileset = serializers.CharField()
     ruleset = serializers.CharField()
     round_seconds = serializers.IntegerField()
+    variant = serializers.CharField(help_text="The variant played: duplicate, joker, explosive, seven_of_eight, "
+                                    "seven_and_eight or topping (the tournament's).")
+    timing = serializers.CharField(help_text="normal, semi_rapid or blitz (the tournament's); its round time is "
+                                   "round_seconds.")
     players = serializers.IntegerField()
     version = serializers.IntegerField()
     server_time = IsoDateTimeField()
@@ -990,3 +1006,6 @@ class MeSerializer(BodySerializer):
     round_status = serializers.CharField(allow_null=True)
     provisional = serializers.BooleanField(required=False)
     slip = MySlipSerializer(allow_null=True)
+    topping = ToppingTrySerializer(
+        required=False, help_text="Topping only, with a slip held in the current round: whether it found the "
+        "top, and after how many seconds (a reloaded phone). Absent otherwise.")
