@@ -1,7 +1,7 @@
 // Training on a past game: the same racks and master moves, a slip judged at once by the server (nothing is
 // written there), the running totals beside the tops, then the percentage, the rank in the real game and a
 // link to share. The progress stays in this browser (localStorage) until the training starts again.
-import { fillBoard, renderRack, wordElement } from "./board.js";
+import { fillBoard, renderRack, setTileLabels, wordElement } from "./board.js";
 import { formatSeconds } from "./clock.js";
 import { $, errorMessage, fmt, formatPercent, readJson, say, typeset } from "./common.js";
 import { loadPlayer, playerHeaders } from "./phone/store.js";
@@ -9,6 +9,7 @@ import { reasonText } from "./reasons.js";
 import { createSlipFields } from "./slip-fields.js";
 
 const C = readJson("train-config");
+setTileLabels(C.labels); // a set with tiles beyond A-Z: the rack, the board and the words show its labels
 const T = C.text;
 const KEY = `training:${C.game}`;
 const TOPS_SHOWN = 5; // the tied tops listed with a verdict; the others are counted
@@ -77,6 +78,8 @@ function showTotals() {
 const fields = createSlipFields({
   T,
   labelling: C.labelling,
+  keys: C.keys || [],
+  keysLabel: C.keys_label || "",
   onNeedRef: () => say($("train-status"), T.need_ref, "warn"),
 });
 

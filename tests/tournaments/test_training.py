@@ -340,3 +340,17 @@ def test_a_trainee_below_every_player_is_last_not_past_the_last(played_game):
     scored = sum(1 for row in standings if row["total"] > 0)
     assert body["total"] == 0 and scored == len(standings) > 0
     assert (body["rank"], body["players"]) == (len(standings) + 1, len(standings) + 1)
+
+
+def test_the_page_gives_a_sets_labels_and_digraph_keys_as_the_phone(played_game):
+    # English: no labels, no keys (the page as it was). A tournament on the Spanish set: the rack, board and
+    # verdict words are shown with its labels (CH for Θ), and the slip form has the phone's keys.
+    game = _open(played_game.game)
+    config = Client().get(f"/games/{game.pk}/train").context["config"]
+    assert "labels" not in config and "keys" not in config
+    tournament = game.tournament
+    tournament.tileset = "spanish"
+    tournament.save(update_fields=["tileset"])
+    config = Client().get(f"/games/{game.pk}/train").context["config"]
+    assert config["labels"]["Θ"] == "CH" and config["labels"]["Δ"] == "Ñ"
+    assert sorted(config["keys"]) == ["CH", "LL", "RR", "Ñ"] and config["keys_label"]

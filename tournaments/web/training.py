@@ -31,7 +31,14 @@ from tournaments.api.throttles import AddressRateThrottle
 from tournaments.api.views import valid
 from tournaments.errors import NotFound
 from tournaments.web.language import phone_language
-from tournaments.web.views import _tile_values, board_context, outcome_texts, phone_texts, reason_texts
+from tournaments.web.views import (
+    _labels_config,
+    _tile_values,
+    board_context,
+    outcome_texts,
+    phone_texts,
+    reason_texts,
+)
 
 
 class TrainingRateThrottle(AddressRateThrottle):
@@ -106,7 +113,8 @@ def training_page(request: HttpRequest, game_id: int) -> HttpResponse:
         context = {
             "game": game,
             "tournament": tournament,
-            "board": board_context(rounds[0]["board"] if rounds else None, tournament.coordinates),
+            "board": board_context(rounds[0]["board"] if rounds else None, tournament.coordinates,
+                                   tiles=tournament.tiles),
             "config": {
                 "game": game.pk,
                 "labelling": tournament.coordinates,
@@ -121,6 +129,9 @@ def training_page(request: HttpRequest, game_id: int) -> HttpResponse:
                 "text": {**phone_texts(), **training_texts()},
                 "reasons": reason_texts(),
                 "outcomes": outcome_texts(),
+                # A set with tiles beyond A-Z (Spanish CH, LL, RR, Ñ): the labels the rack, the board and the
+                # verdicts show, and the slip form's keys for them, as on the phone.
+                **_labels_config(game),
             },
         }
         response = render(request, "training/train.html", context)
