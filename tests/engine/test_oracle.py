@@ -10,8 +10,8 @@ play places and the bingo bonuses (``engine.rules``), and the word list, which i
 (the longest label first) and checks against the engine's import tile for tile.  The positions are seeded:
 boards made by playing random moves the oracle found, racks drawn at random from what the board leaves in
 the bag, half of them with one or two blanks put in (while the bag has them).  English and French, one
-letter a tile; Spanish (CH, LL, RR, Ñ), Catalan (L·L, NY, QU, Ç) and Romanian, on small lists of a few real
-words and words made up of the set's tiles.
+letter a tile; Spanish (CH, LL, RR, Ñ), Catalan (L·L, NY, QU, Ç), Romanian, Dutch, German (Ä, Ö, Ü) and
+Italian, on small lists of a few real words and words made up of the set's tiles.
 """
 from __future__ import annotations
 
@@ -99,6 +99,9 @@ WRITTEN = {
                "CHE CHA",
     "catalan": "ANY ANYS QUE QUI COL·LEGI PLAÇA BRAÇ CASA PANY NYAP CEL SOL LLUNA BALL CAÇA",
     "romanian": "CASA APA MUNTE PAINE FATA OM EU TU NOI ARC URS",
+    "dutch": "HUIS BOOM WATER FIETS KAAS IJS ZEE VIS",
+    "german": "HAUS BAUM WASSER KÄSE ÖL ÜBER MÄDCHEN GRÜN",
+    "italian": "CASA ALBERO ACQUA PANE GATTO CANE SOLE MARE",
 }
 # Words made up of a language's tiles, drawn with the bag's frequencies: (tiles, how many), seeded.
 MADE_UP = ((2, 120), (3, 160), (4, 120), (5, 80), (6, 50), (7, 30), (8, 15))
@@ -143,7 +146,7 @@ def _made_up_words(name: str) -> list[str]:
 
 
 WORD_SOURCES = {"english": _english_words, "french": _french_words, "spanish": partial(_made_up_words, "spanish"),
-                "catalan": partial(_made_up_words, "catalan"), "romanian": partial(_made_up_words, "romanian")}
+                **{name: partial(_made_up_words, name) for name in ("catalan", "romanian", "dutch", "german", "italian")}}
 
 
 @cache
@@ -488,7 +491,7 @@ def search(request):
     engine_search.use_compiled_search(was)
 
 
-LANGUAGES = ["english", "french", "spanish", "catalan", "romanian"]
+LANGUAGES = ["english", "french", "spanish", "catalan", "romanian", "dutch", "german", "italian"]
 
 
 # ---------------------------------------------------------------------------------------------------
