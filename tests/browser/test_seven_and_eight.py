@@ -66,7 +66,7 @@ def test_a_phone_plays_all_eight_tiles_and_its_result_shows_the_bonus_of_75(new_
     phone.locator("#slip-score").fill(str(score))
     screenshot(phone, "seven-and-eight-phone-slip", full_page=True)
     phone.locator("#slip-submit").click()
-    phone.wait_for_selector("#receipt:not([hidden])", timeout=5000)
+    phone.wait_for_selector("#receipt:not([hidden])", timeout=20000)
 
     services.round_close(round=round)
     round.refresh_from_db()
