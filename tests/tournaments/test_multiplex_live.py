@@ -22,14 +22,11 @@ cannot be bound, the centres listen on 127.0.0.1 (other ports) and the test says
 from __future__ import annotations
 
 import random
-import shutil
 import time
 from dataclasses import dataclass
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from django.conf import settings
-from django.db import connection
 
 from engine.board import Board
 from engine.judging import Slip as EngineSlip
@@ -42,20 +39,14 @@ from tournaments.lexicons import get_lexicon
 from tournaments.models import LogEntry, Tournament
 
 from .stack import CuttableLink, RedisServer, WebServer, child_env, wait_for
-from .test_simultaneous import Centre, call, expect, loopback, seed_text
-
-pytestmark = [
-    pytest.mark.worker,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql" or not settings.BROKER.redis_url,
-        reason="the organiser runs on PostgreSQL: needs DATABASE_URL (PostgreSQL) and REDIS_URL",
-    ),
-    pytest.mark.skipif(
-        shutil.which("redis-server") is None and not settings.REQUIRE_SERVICES,
-        reason="needs the redis-server program (the organiser's private Redis)",
-    ),
-]
+from .test_simultaneous import (
+    Centre,
+    call,
+    expect,
+    loopback,
+    pytestmark,  # noqa: F401 - the same installations: PostgreSQL, Redis, a worker
+    seed_text,
+)
 
 EVENT = "Multiplex de Tours 2026"
 GAME = "M1"
