@@ -7,7 +7,9 @@ may a slip whose body arrives after the close count as sent in time because its 
 body is the slip.
 
 Under ASGI (uvicorn) arbiter/bodies.py reads each body whole at the edge and stamps it here when the last
-byte is in (a request without a body, when its headers are); the WSGI application reads the body whole and
+byte is in (a request without a body, when its headers are), or, under the project's uvicorn protocol
+(arbiter/server.py), when that protocol parsed the last byte, which on a busy event loop comes a loop's turn
+earlier than the application sees it; the WSGI application reads the body whole and
 stamps ``environ`` the same way. The only waits that come before the stamp are the client's own sending and
 the server's: the socket's accept queue and the event loop's turn, a few milliseconds on a loaded server
 (bounded by the loop's slowest step; the views do no blocking work on the loop). A request without a stamp
@@ -25,6 +27,16 @@ from datetime import UTC, datetime
 from django.utils import timezone
 
 ARRIVAL_KEY = "arbiter.received_at"
+# The moment the web server's protocol parsed a request's last byte (arbiter/server.py, with httptools): on a
+# busy event loop, earlier than the application's first turn, which waits for every callback already ready.
+LAST_BYTE_KEY = "arbiter.last_byte_at"
+
+
+def last_byte_stamp(scope) -> float:
+    """The arrival of a request whose last byte is in: the protocol's stamp where it made one, else now."""
+    now = time.time()
+    parsed = scope.get(LAST_BYTE_KEY)
+    return min(parsed, now) if isinstance(parsed, float) else now
 # The answer of a change held while its work slot is given back (larger answers are written in the slot).
 HELD_ANSWER_BYTES = 1024 * 1024
 

@@ -15,6 +15,7 @@ from arbiter.backups import embedded_database  # noqa: E402
 from arbiter.running import hold as hold_data_folder  # noqa: E402
 from engine.search import warm_up_in_background  # noqa: E402
 from tournaments.api.fast import fast_slips  # noqa: E402  (Django is set up above)
+from tournaments.arriving import arriving_slips  # noqa: E402
 from tournaments.public_fast import fast_public  # noqa: E402
 
 # The first search of a server process (a round's tops, at its close when no worker runs) should not wait
@@ -38,4 +39,4 @@ sys.setswitchinterval(0.001)
 # Django's request machinery (tournaments/api/fast.py), everything else by Django.
 # A follower's poll of public results that finds nothing new is answered 304 from the cache the same way
 # (tournaments/public_fast.py).
-application = arrive_whole(limit_in_flight(fast_slips(fast_public(django_application))))
+application = arrive_whole(arriving_slips(limit_in_flight(fast_slips(fast_public(django_application)))))

@@ -32,9 +32,8 @@ import json
 import logging
 import re
 import tempfile
-import time
 
-from arbiter.arrival import ARRIVAL_KEY
+from arbiter.arrival import ARRIVAL_KEY, last_byte_stamp
 from tournaments.errors import error_body
 
 logger = logging.getLogger(__name__)
@@ -85,10 +84,10 @@ async def _drain(receive, message: dict, bound: int, until: float) -> None:
     deadline: a client that has sent it all then reads the 413 (closing on unread bytes would reset the
     connection under the answer); one that keeps sending is cut off."""
     dropped = 0
-    loop = asyncio.get_running_loop()
     while message.get("more_body", False) and dropped <= bound:
         try:
-            message = await asyncio.wait_for(receive(), max(0.0, until - loop.time()))
+            async with asyncio.timeout_at(until):
+                message = await receive()
         except TimeoutError:
             return
         if message["type"] != "http.request":
@@ -112,7 +111,7 @@ def arrive_whole(app):
         chunked = _header(headers, b"transfer-encoding") is not None
         size = int(declared) if declared is not None and declared.strip().isdigit() else None
         if not chunked and not size:
-            return await app({**scope, ARRIVAL_KEY: time.time()}, receive, send)  # no body: it is here
+            return await app({**scope, ARRIVAL_KEY: last_byte_stamp(scope)}, receive, send)  # no body: here
 
         path = scope.get("path", "")
         limit = _limit(path)
@@ -127,7 +126,9 @@ def arrive_whole(app):
         try:
             while True:
                 try:
-                    message = await asyncio.wait_for(receive(), max(0.0, until - loop.time()))
+                    # A deadline on the await itself, not wait_for, which makes a task of every read.
+                    async with asyncio.timeout_at(until):
+                        message = await receive()
                 except TimeoutError:
                     logger.warning("body_too_slow: %s %s from %s: %d of %s bytes in %.1f s; closed",
                                    scope.get("method"), path, (scope.get("client") or ("?",))[0], received,
@@ -146,7 +147,7 @@ def arrive_whole(app):
                     until = started + body_seconds(received)
                 if not message.get("more_body", False):
                     break
-            stamp = time.time()  # the last byte is in: the request has arrived
+            stamp = last_byte_stamp(scope)  # the last byte is in: the request has arrived
             if chunked:
                 kept = [(name, value) for name, value in headers
                         if name.lower() not in (b"transfer-encoding", b"content-length")]

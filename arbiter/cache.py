@@ -115,12 +115,30 @@ def _no_count(*args, **kwargs):
     return None
 
 
+_clients: dict[tuple, RedisCacheClient] = {}
+_clients_lock = threading.Lock()
+
+
 class ResilientRedisCache(RedisCache):
     """Django's Redis cache whose failures degrade to a miss (see the module's docstring)."""
 
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _ReusedClients
+
+    @functools.cached_property
+    def _cache(self) -> RedisCacheClient:
+        """The process's client of this server and options, with its connection pools. Django makes a
+        cache object per request under ASGI (``caches`` is held per context, and each request runs in a
+        context of its own): each object with its own client would open a new connection to Redis for
+        every request (a connect, a handshake, and redis-py reading its own version from the installed
+        package's metadata), about a third of a slip's server time at a festival's deadline."""
+        key = (type(self), self._class, tuple(self._servers), repr(sorted(self._options.items())))
+        client = _clients.get(key)
+        if client is None:
+            with _clients_lock:
+                client = _clients.setdefault(key, self._class(self._servers, **self._options))
+        return client
 
     @_guarded(_no_count)
     def count(self, key, timeout: int | None = None) -> int | None:

@@ -96,16 +96,18 @@ def get_int(name: str, default: int, minimum: int = 0, environ=os.environ) -> in
     return value
 
 
-def get_seconds(name: str, default: float, environ=os.environ) -> float:
+def get_seconds(name: str, default: float, environ=os.environ, zero: bool = False) -> float:
+    """A number of seconds above 0 (``zero``: or 0, which turns what it times off)."""
     raw = environ.get(name)
     if raw is None or not raw.strip():
         return default
+    expected = "a number of seconds, 0 or more" if zero else "a number of seconds above 0"
     try:
         value = float(raw.strip())
     except ValueError:
-        raise SettingError(name, raw, "a number of seconds above 0") from None
-    if not value > 0:
-        raise SettingError(name, raw, "a number of seconds above 0")
+        raise SettingError(name, raw, expected) from None
+    if not (value >= 0 if zero else value > 0) or value == float("inf"):
+        raise SettingError(name, raw, expected)
     return value
 
 

@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from arbiter.arrival import LAST_BYTE_KEY
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _Fastest
@@ -80,7 +83,15 @@ class HeadDeadline:
 
 
 class GuardedHTTPProtocol(HeadDeadline, _Fastest):
-    """uvicorn's fastest HTTP/1.1 protocol here, with the headers' deadline."""
+    """uvicorn's fastest HTTP/1.1 protocol here, with the headers' deadline; with httptools, it also stamps
+    each request's scope when its last byte is parsed (arbiter/arrival.py ``LAST_BYTE_KEY``): a slip's
+    arrival, before the application's first turn on a busy event loop."""
+
+    if _Fastest is not H11Protocol:
+
+        def on_message_complete(self) -> None:
+            self.scope[LAST_BYTE_KEY] = time.time()
+            super().on_message_complete()
 
 
 class GuardedH11Protocol(HeadDeadline, H11Protocol):

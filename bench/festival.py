@@ -14,7 +14,10 @@ servers from the environment. Then, through the HTTP API only:
 3. the arbitrator draws and starts round 1; the tops of the rack are found locally with the engine, which
    also says how each slip must be judged;
 4. each player hands in one slip at a random moment of the last --window seconds: a top at its score, a top
-   at a wrong score, an invalid word, or a word the rack cannot make. A failed request (connection error,
+   at a wrong score, an invalid word, or a word the rack cannot make, with its send time as sent_ms (as a
+   phone). It was sent before the deadline when its first request's bytes were written to the socket before
+   it (after the connect, which this client's own event loop can delay: the server sees the bytes only;
+   the delay is printed). A failed request (connection error,
    5xx, 429 after its Retry-After) is sent again with the SAME key and seq until the deadline + --grace s;
    a 4xx other than 429 is final;
 5. after the deadline /api/games/<id>/live is polled (every 50 ms) until the round is closed, then the
@@ -39,9 +42,16 @@ docker/README.md is made from those). --p99 MS sets the latency target (default 
 
 --followers N --follow-every S: the head arbitrator turns the tournament's public results link on, and N
 followers poll its JSON feed (/api/public/<key>) every S seconds with If-None-Match from the draw until the
-results are shown (bench/followers.py's follow); their answers and latencies are printed beside the slips'
-(the issue: 10,000 followers every 10 s must not move a 1,000-player round's slip latency beyond noise: run
-with and without them).
+results are shown (bench/followers.py, in a process of its own at niceness --follower-nice, 19 by default:
+followers at home bring their own CPUs, so on this shared machine their client yields to the servers); their
+answers, latencies and achieved polls per second (overall and while the CPU is measured) are printed beside
+the slips', with a warning when their client did not keep its schedule.
+--compare-followers N [--repeat K]: the same round (same seed: players, rack and slips) without followers and
+then with N, each on a fresh database and servers, K pairs in turn, and a table of both side by side (slip
+latency, accepted and lost, results, CPU per tier, the followers' rate). The issue: 10,000 followers every
+10 s must not move a 1,000-player round's slip latency beyond noise:
+    .venv/bin/python bench/festival.py --proxy --players 1000 --listeners 300 --compare-followers 10000 \
+        --follow-every 10 --repeat 3 --seed 1 --wait-quiet 600
 
 Run from the repository, PostgreSQL (trust auth) and Redis on 127.0.0.1:
     .venv/bin/python bench/festival.py --players 100 --listeners 30          # a quick check (about a minute)
@@ -141,10 +151,11 @@ class HttpError(Exception):
 
 
 class Answer:
-    __slots__ = ("status", "headers", "body")
+    __slots__ = ("status", "headers", "body", "written")
 
-    def __init__(self, status: int, headers: dict, body: bytes):
+    def __init__(self, status: int, headers: dict, body: bytes, written: float | None = None):
         self.status, self.headers, self.body = status, headers, body
+        self.written = written  # when the request's bytes went to the socket (time.time()), once connected
 
     def json(self):
         try:
@@ -204,9 +215,10 @@ async def http(port: int, method: str, path: str, body=None, headers: dict | Non
     async def exchange():
         reader, writer = await asyncio.open_connection(HOST, port)
         try:
-            writer.write(raw)
+            written = time.time()
+            writer.write(raw)  # into the kernel's buffer at once: the request leaves now
             status, answer_headers = _head(await reader.readuntil(b"\r\n\r\n"))
-            return Answer(status, answer_headers, await _read_body(reader, answer_headers))
+            return Answer(status, answer_headers, await _read_body(reader, answer_headers), written)
         finally:
             writer.close()
 
@@ -404,23 +416,27 @@ def log_errors(logs: Path) -> list[str]:
     return out
 
 
-FOLLOWERS_PER_PROCESS = 2500
 FOLLOWERS_TIER = "followers' client"
 
 
-async def start_followers(base_url: str, feed: str, args) -> list:
-    """bench/followers.py processes (one per FOLLOWERS_PER_PROCESS followers, in one process group of their own,
-    so that CpuAccount counts them as a tier of their own), polling until ``end_followers`` closes their stdin."""
+async def start_followers(base_url: str, feed: str, args, logs: Path) -> list:
+    """bench/followers.py processes (--follower-processes, default one: a single event loop of raw
+    connections costs least per poll), in one process group of their own so that CpuAccount counts them as a
+    tier of their own, at niceness --follower-nice (default 19: followers at home bring their own CPUs, so on
+    this shared machine their client yields to the hall's servers; its report says if it then fell behind),
+    polling until ``end_followers`` closes their stdin."""
     processes: list = []
-    left = args.followers
-    while left > 0:
-        count = min(left, FOLLOWERS_PER_PROCESS)
-        left -= count
+    share, extra = divmod(args.followers, args.follower_processes)
+    for index in range(args.follower_processes):
+        count = share + (1 if index < extra else 0)
+        if not count:
+            continue
         processes.append(await asyncio.create_subprocess_exec(
             sys.executable, str(ROOT / "bench" / "followers.py"), base_url, feed, "--count", str(count),
-            "--every", str(args.follow_every), "--seconds", str(args.round_seconds + 120), "--json",
-            "--until-stdin-closes", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            process_group=processes[0].pid if processes else 0))
+            "--every", str(args.follow_every), "--seconds", str(args.round_seconds + 120),
+            "--out", str(logs / f"followers-{index}.json"), "--until-stdin-closes", "--nice", str(args.follower_nice),
+            stdin=asyncio.subprocess.PIPE, process_group=processes[0].pid if processes else 0))
+        processes[-1].out = logs / f"followers-{index}.json"
     return processes
 
 
@@ -433,9 +449,9 @@ async def end_followers(processes: list) -> dict:
         process.stdin.close()
     for process in processes:
         try:
-            out, _ = await asyncio.wait_for(process.communicate(), REQUEST_TIMEOUT + 30)
-            results.append(json.loads(out.decode().strip().splitlines()[-1]))
-        except (TimeoutError, ValueError, IndexError) as exc:
+            await asyncio.wait_for(process.wait(), REQUEST_TIMEOUT + 30)
+            results.append(json.loads(process.out.read_text()))
+        except (TimeoutError, ValueError, OSError) as exc:
             print(f"  a follower process gave no stats ({type(exc).__name__}); killed", file=sys.stderr)
             if process.returncode is None:
                 process.kill()
@@ -443,6 +459,8 @@ async def end_followers(processes: list) -> dict:
     stats = merged(results)
     stats["cpu_seconds"] = sum(one.get("cpu_seconds", 0.0) for one in results)
     stats["processes"] = len(results)
+    stats["nice"] = sorted({one.get("nice") for one in results}, key=str)
+    stats["loop"] = sorted({one.get("loop") for one in results}, key=str)
     return stats
 
 
@@ -457,6 +475,7 @@ class CpuAccount:
     def __init__(self, groups: dict[str, int]):
         self.groups = groups  # name -> process group id
         self.marks: list[tuple[float, dict, tuple]] = []
+        self.walls: list[float] = []  # time.time() of each mark
 
     @staticmethod
     def _stat(path: Path):
@@ -483,6 +502,7 @@ class CpuAccount:
         except (OSError, ValueError, IndexError):
             machine = (float("nan"), float("nan"))
         self.marks.append((time.monotonic(), per, machine))
+        self.walls.append(time.time())
 
     def used(self) -> tuple[float, dict[str, float], dict[int, float], float, float]:
         (t0, a, (busy0, irq0)), (t1, b, (busy1, irq1)) = self.marks[0], self.marks[-1]
@@ -636,7 +656,8 @@ class DatabaseWatch:
 
 class Player:
     __slots__ = ("index", "id", "token", "kind", "word", "ref", "score", "key", "seq", "send_at", "first_sent",
-                 "accepted_at", "accepted_status", "final", "attempts", "sent_before_deadline", "expected")
+                 "accepted_at", "accepted_status", "final", "attempts", "sent_before_deadline", "expected", "written_lag",
+                 "stamp_lag")
 
     def __init__(self, index: int):
         self.index = index
@@ -644,8 +665,12 @@ class Player:
         self.kind = self.word = self.ref = self.score = self.key = self.seq = None
         self.send_at = self.first_sent = self.accepted_at = self.accepted_status = None
         self.final: str | None = None  # how the slip ended: accepted, refused <code>, gave up, unfinished
-        self.attempts: list[tuple] = []  # (sent, answered, status or error, 409 code, before deadline)
+        # (sent, answered, status or error, 409 code, before deadline, late_by: how long after the end call the
+        # server stamped a slip it refused round_closed, in s, else None)
+        self.attempts: list[tuple] = []
         self.sent_before_deadline = False
+        self.written_lag = None  # from the send's start to its bytes written (connect and this client's loop)
+        self.stamp_lag = None  # from its bytes written to the server's arrival stamp (received_at), accepted slips
         self.expected = None  # (paid, outcome, reason) by the local engine
 
 
@@ -844,19 +869,32 @@ async def hand_in(port: int, game_id: int, player: Player, deadline: float, cuto
     player.first_sent = time.time()
     player.sent_before_deadline = player.first_sent < deadline
     player.seq = int(player.first_sent * 1000)  # the phone sends its (server-corrected) time in ms; a retry keeps it
-    body = {"word": player.word, "ref": player.ref, "score": player.score, "key": player.key, "seq": player.seq}
+    body = {"word": player.word, "ref": player.ref, "score": player.score, "key": player.key, "seq": player.seq,
+            "sent_ms": player.seq}  # as a phone: when it was handed in, on the server's clock (one machine here)
     for _ in range(MAX_SLIP_ATTEMPTS):
         sent = time.time()
         try:
             answer = await http(port, "POST", path, body, headers)
         except HttpError as exc:
-            player.attempts.append((sent, time.time(), f"no answer ({str(exc).split(':')[0]})", None, sent < deadline))
+            player.attempts.append((sent, time.time(), f"no answer ({str(exc).split(':')[0]})", None, sent < deadline,
+                                    None))
             wait = 0.25 + 0.25 * rng.random()
         else:
             code = answer.error_code() if answer.status >= 400 else None
-            player.attempts.append((sent, time.time(), answer.status, code, sent < deadline))
+            # In time or not by when its bytes left this client (after the connect, which this client's own
+            # event loop may delay), not by when the send began: the server can only see the former.
+            left = answer.written if answer.written is not None else sent
+            if not player.attempts:
+                player.sent_before_deadline = left < deadline
+                player.written_lag = left - sent
+            fields = (answer.json() or {}).get("error", {}).get("fields", {}) if code == "round_closed" else {}
+            player.attempts.append((left, time.time(), answer.status, code, left < deadline,
+                                    fields.get("late_by") if isinstance(fields, dict) else None))
             if answer.status in (200, 201):
                 player.accepted_at, player.accepted_status, player.final = time.time(), answer.status, "accepted"
+                received = (answer.json() or {}).get("received_at")
+                if answer.status == 201 and isinstance(received, str) and answer.written is not None:
+                    player.stamp_lag = iso_time(received) - answer.written  # bytes written -> the server's stamp
                 return
             if answer.status == 429 or answer.status >= 500:
                 wait = answer.retry_after(0.25 + 0.25 * rng.random())
@@ -954,7 +992,9 @@ async def loop_lag(stop: asyncio.Event, lags: list[float]) -> None:
 
 
 async def festival(args, port: int, password: str, services: Services, db_check,
-                   db_watch: DatabaseWatch) -> list[tuple[str, bool, str]]:
+                   db_watch: DatabaseWatch, summary: dict | None = None) -> list[tuple[str, bool, str]]:
+    """The scenario; its targets, and its main figures in ``summary`` (for --compare-followers' table)."""
+    summary = summary if summary is not None else {}
     rng = random.Random(args.seed)
     api = Api(port)
     lags: list[float] = []
@@ -1000,7 +1040,7 @@ async def festival(args, port: int, password: str, services: Services, db_check,
           f"{spread([listener.first_event - listener.opened for listener in live])}")
 
     # The round.
-    following = await start_followers(f"http://{HOST}:{port}", feed, args) if feed else []
+    following = await start_followers(f"http://{HOST}:{port}", feed, args, services.logs) if feed else []
     drawn = await api.call("POST", f"/api/games/{game_id}/rounds", {})
     before = await api.call("GET", f"/api/games/{game_id}/rounds/1")
     plan = await asyncio.to_thread(slip_plan, joined, drawn["rack"], before["board"], rng)
@@ -1090,11 +1130,13 @@ async def festival(args, port: int, password: str, services: Services, db_check,
           f"not accepted: {len(joined) - len(accepted)} ({counts(Counter(p.final for p in joined if p.final != 'accepted'))})")
     print(f"  answers: {counts(statuses)}")
     print(f"  5xx: {five}; 409 by code: {counts(conflicts)} (of which sent before the deadline: {counts(conflicts_in_time)})")
-    early_409 = sorted((a[0] - deadline, a[1] - deadline, a[3]) for a in attempts if a[2] == 409 and a[4])
+    early_409 = sorted((a[0] - deadline, a[1] - deadline, a[3], a[5]) for a in attempts if a[2] == 409 and a[4])
     if early_409:
         print("  409 to requests sent before the deadline: " + "; ".join(
-            f"{code} sent at deadline {sent * 1000:+.0f} ms, answered {answered * 1000:+.0f} ms"
-            for sent, answered, code in early_409[:5]) + ("; ..." if len(early_409) > 5 else ""))
+            f"{code} sent at deadline {sent * 1000:+.0f} ms, "
+            + (f"stamped by the server at {late_by * 1000:+.0f} ms, " if isinstance(late_by, (int, float)) else "")
+            + f"answered {answered * 1000:+.0f} ms"
+            for sent, answered, code, late_by in early_409[:5]) + ("; ..." if len(early_409) > 5 else ""))
     print(f"  sent before the deadline but not accepted: {len(refused_in_time)}"
           + (f" ({counts(Counter(p.final for p in refused_in_time))}; last attempt sent at deadline "
              f"{spread([p.attempts[-1][0] - deadline for p in refused_in_time if p.attempts])} relative)"
@@ -1102,7 +1144,13 @@ async def festival(args, port: int, password: str, services: Services, db_check,
     retried = [p for p in accepted if len(p.attempts) > 1]
     print(f"  latency first send -> accepted: {spread(first_to_ok)}; {len(retried)} needed a retry")
     print(f"  client lateness (first send after its planned moment): "
-          f"{spread([p.first_sent - p.send_at for p in joined if p.first_sent])}")
+          f"{spread([p.first_sent - p.send_at for p in joined if p.first_sent])}; its bytes written after that "
+          f"(connect): {spread([p.written_lag for p in joined if p.written_lag is not None])}")
+    # One machine, one clock: how long the server took to stamp a request whose bytes had arrived (its event
+    # loop busy), the margin a slip written just before the deadline needs.
+    print(f"  server's arrival stamp after the bytes were written: "
+          f"{spread([p.stamp_lag for p in accepted if p.stamp_lag is not None])}; for the slips written in the "
+          f"last second: {spread([p.stamp_lag for p in accepted if p.stamp_lag is not None and p.attempts and deadline - 1 <= p.attempts[0][0] < deadline])}")
     print(f"  latency per request (any answer): {spread(per_request)}")
 
     # ---- close and results
@@ -1156,7 +1204,7 @@ async def festival(args, port: int, password: str, services: Services, db_check,
     standing_off = [p for p in accepted if p.id in rows and totals.get(p.id) != rows[p.id][0]["paid"]]
     print(f"  standings: {len(standings)} rows; totals differing from the round's payment: {len(standing_off)}")
     print(f"  database: {database['slips']} slips stored ({database['current']} current), {database['results']} "
-          f"results; slips received after the deadline: {database['late']}")
+          f"results; slips received after the deadline (in transit at it, docs/rules.md §4): {database['late']}")
 
     print(f"  database connections from the slips to the close: {db_watch.summary(deadline)}")
     print(f"  CPU from the first slip to the results shown: {cpu_account.summary()}")
@@ -1192,16 +1240,39 @@ async def festival(args, port: int, password: str, services: Services, db_check,
           f"events per phone: max {max((listener.events for listener in listeners), default=0)}; "
           f"reconnects: {sum(listener.reconnects for listener in listeners)}; stream errors: {counts(errors)}")
 
+    window_rate = float("nan")
     if followed is not None:
-        from bench.followers import report
+        from bench.followers import rate_between, report
 
         print(f"followers (public results feed {feed}, each every {args.follow_every:g} s with If-None-Match, "
               f"from the draw to the results): {report(followed)}")
-    if followed is not None:
-        print(f"  followers' client: {len(following)} processes of at most {FOLLOWERS_PER_PROCESS} followers, "
-              f"{followed['cpu_seconds']:.1f} s CPU in all (their own tier in the CPU lines above)")
+        if len(cpu_account.walls) > 1:
+            window_rate = rate_between(followed, cpu_account.walls[0], cpu_account.walls[-1])
+        print(f"  answered while the CPU was measured (the last {window:g} s of slips and the close): "
+              f"{window_rate:.0f}/s of {followed['planned_per_second']}/s planned"
+              + ("" if window_rate >= 0.95 * (followed["planned_per_second"] or 0) else
+                 " -- WARNING: fewer polls than planned reached the servers while the slips came in (the "
+                 "followers' client, at low priority, did not get the CPU it needed): the servers were spared "
+                 "part of the followers' load"))
+        print(f"  followers' client: {len(following)} process(es), niceness {followed['nice']}, event loop "
+              f"{followed['loop']}, {followed['cpu_seconds']:.1f} s CPU in all ("
+              f"{followed['cpu_seconds'] / max(1, followed['requests']) * 1e6:.0f} us per poll; their own tier in "
+              "the CPU lines above)")
     print(f"client: event-loop lag {spread(lags)}; {cpu:.1f} s CPU over {wall:.1f} s; "
           f"load average now {os.getloadavg()[0]:.1f}; server processes dead: {', '.join(services.dead()) or 'none'}")
+
+    summary.update({
+        "followers": args.followers, "players": len(joined), "accepted": len(accepted), "lost": lost,
+        "duplicated": len(duplicated), "5xx": five, "in_time": len(in_time), "refused_in_time": len(refused_in_time),
+        "slip_p50": percentile(first_to_ok, 0.5), "slip_p99": percentile(first_to_ok, 0.99),
+        "request_p99": percentile(per_request, 0.99), "results_shown": shown, "results_complete": complete,
+        "told_p50": percentile(told, 0.5) if told else float("nan"),
+        "cpu": cpu_account.used()[1] if len(cpu_account.marks) > 1 else {},
+        "busy": cpu_account.used()[3] if len(cpu_account.marks) > 1 else float("nan"),
+        "cpu_seconds": cpu_account.used()[0] if len(cpu_account.marks) > 1 else float("nan"),
+        "client_lag_p99": percentile(lags, 0.99) if lags else float("nan"),
+        "followed": followed, "window_rate": window_rate,
+    })
 
     targets += [
         ("0 lost", lost == 0, str(lost)),
@@ -1231,7 +1302,7 @@ def timeline(joined: list[Player], deadline: float, db_watch: DatabaseWatch, clo
     for p in joined:
         if p.first_sent:
             buckets[second(p.first_sent)]["sent"] += 1
-        for _sent, answered, status, _, _ in p.attempts:
+        for _sent, answered, status, *_ in p.attempts:
             kind = ("2xx" if status in (200, 201) else "503" if status == 503 else "409" if status == 409
                     else "no answer" if not isinstance(status, int) else "other")
             buckets[second(answered)][kind] += 1
@@ -1349,6 +1420,15 @@ def main() -> None:
     parser.add_argument("--followers", type=int, default=0,
                         help="followers polling the public results JSON feed (bench/followers.py) during the round")
     parser.add_argument("--follow-every", type=float, default=10.0, help="each follower's period, in seconds")
+    parser.add_argument("--follower-nice", type=int, default=19,
+                        help="the followers' client's niceness (19, the lowest priority, by default: followers at "
+                             "home bring their own CPUs); its report says whether it kept its schedule")
+    parser.add_argument("--follower-processes", type=int, default=1,
+                        help="processes the followers are shared among (1: one event loop costs least per poll)")
+    parser.add_argument("--compare-followers", type=int, default=0, metavar="N",
+                        help="run the same round (same seed) without followers, then with N, --repeat times, each "
+                             "on a fresh database and servers, and print both side by side")
+    parser.add_argument("--repeat", type=int, default=1, help="with --compare-followers: how many pairs of runs")
     parser.add_argument("--p99", type=float, default=TARGET_P99 * 1000,
                         help="the p99 slip latency target, in ms (300: the issue's target through the proxy; "
                              "500 for 3,000 players direct)")
@@ -1374,6 +1454,10 @@ def main() -> None:
         raise SystemExit(f"--players 1..{MAX_PLAYERS}, --listeners 0..{MAX_LISTENERS}")
     if not 0 <= args.followers <= 20_000 or not 0.5 <= args.follow_every <= 600:
         raise SystemExit("--followers 0..20000, --follow-every 0.5..600")
+    if not 0 <= args.compare_followers <= 20_000 or (args.compare_followers and args.followers):
+        raise SystemExit("--compare-followers 0..20000, and not with --followers (it runs 0, then N)")
+    if not -20 <= args.follower_nice <= 19 or not 1 <= args.follower_processes <= 8 or not 1 <= args.repeat <= 10:
+        raise SystemExit("--follower-nice -20..19, --follower-processes 1..8, --repeat 1..10")
     if not 0 <= args.slow <= 1000:
         raise SystemExit("--slow 0..1000")
     if not 10 <= args.round_seconds <= 600 or not 0 < args.window or not 1 <= args.concurrency <= 200:
@@ -1389,7 +1473,7 @@ def main() -> None:
     check_local(REDIS_BASE)
     sys.path.insert(0, str(ROOT))
 
-    wanted_files = (args.players + args.listeners + args.slow + args.followers) * 2 + 500
+    wanted_files = (args.players + args.listeners + args.slow + max(args.followers, args.compare_followers)) * 2 + 500
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     limit = min(hard, max(soft, wanted_files)) if hard != resource.RLIM_INFINITY else max(soft, wanted_files)
     resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
@@ -1404,10 +1488,37 @@ def main() -> None:
         raise TimeoutError("the bench's hard limit")
 
     signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(int(args.timeout) + 300)  # the last resort: setup, scenario and stop together
-
     if not 0 <= args.wait_quiet <= 3600:
         raise SystemExit("--wait-quiet 0..3600")
+    args.start_nice = os.getpriority(os.PRIO_PROCESS, 0)
+    if not args.compare_followers:
+        targets, _ = run(args)
+        sys.exit(0 if targets and all(ok for _, ok, _ in targets) else 1)
+    # The same round (same seed, players, rack and slips, a fresh database and servers each time) without
+    # followers and with them, --repeat times in turn, and the figures side by side.
+    runs: list[dict] = []
+    passed = True
+    for _ in range(args.repeat):
+        for followers in (0, args.compare_followers):
+            args.followers = followers
+            print(f"\n===== run {len(runs) + 1} of {2 * args.repeat}: {followers} followers =====", flush=True)
+            targets, summary = run(args)
+            passed = passed and bool(targets) and all(ok for _, ok, _ in targets)
+            runs.append(summary)
+    print()
+    for line in side_by_side(runs, args):
+        print(line)
+    sys.exit(0 if passed else 1)
+
+
+def run(args) -> tuple[list, dict]:
+    """One festival: fresh database and servers, the scenario, everything stopped; its targets and figures."""
+    signal.alarm(int(args.timeout) + 300)  # the last resort: setup, scenario and stop together
+    try:  # the servers start at the priority this bench was started with (a run before raised the client's)
+        os.setpriority(os.PRIO_PROCESS, 0, args.start_nice)
+    except OSError:
+        pass
+    summary: dict = {}
     quiet_until = time.monotonic() + args.wait_quiet
     busy = machine_busy()
     while busy > 0.3 and time.monotonic() < quiet_until:
@@ -1483,9 +1594,11 @@ def main() -> None:
             pass
         print(f"setup: database, migrations, arbitrator, servers up and the worker answering in "
               f"{time.monotonic() - started:.1f} s; client niceness {os.getpriority(os.PRIO_PROCESS, 0)}")
+        summary["load_start"] = os.getloadavg()[0]
+        summary["busy_before"] = busy
         targets = asyncio.run(asyncio.wait_for(
             festival(args, port, password, services, make_db_check(PG_BASE, args.database),
-                     DatabaseWatch(PG_BASE, args.database, web_proc.pid)), args.timeout))
+                     DatabaseWatch(PG_BASE, args.database, web_proc.pid), summary), args.timeout))
     except TimeoutError:
         print(f"STOPPED: the scenario passed its --timeout of {args.timeout:.0f} s")
         logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # not the cancelled tasks' leftovers
@@ -1503,7 +1616,64 @@ def main() -> None:
         print("targets:")
         for name, ok, value in targets:
             print(f"  {'PASS' if ok else 'FAIL'}  {name}: {value}")
-    sys.exit(0 if targets and all(ok for _, ok, _ in targets) else 1)
+    return targets, summary
+
+
+def side_by_side(runs: list[dict], args) -> list[str]:
+    """--compare-followers' table: one column per run, the slips' figures, the CPU per tier and the followers'."""
+    def seconds(value) -> str:
+        return "-" if value is None or value != value else ms(value)
+
+    tiers = sorted({name for one in runs for name in one.get("cpu", {})},
+                   key=lambda name: -max(one.get("cpu", {}).get(name, 0.0) for one in runs))
+    rows: list[tuple[str, list[str]]] = [
+        ("followers", [f"{one.get('followers', 0):,}" for one in runs]),
+        ("load average at the start", [f"{one.get('load_start', float('nan')):.1f}" for one in runs]),
+        ("slips accepted / players", [f"{one.get('accepted', '-')}/{one.get('players', '-')}" for one in runs]),
+        ("lost, duplicated, 5xx", [f"{one.get('lost', '-')}, {one.get('duplicated', '-')}, {one.get('5xx', '-')}"
+                                   for one in runs]),
+        ("sent in time but refused", [str(one.get("refused_in_time", "-")) for one in runs]),
+        ("slip latency p50 (first send -> accepted)", [seconds(one.get("slip_p50")) for one in runs]),
+        ("slip latency p99 (first send -> accepted)", [seconds(one.get("slip_p99")) for one in runs]),
+        ("request latency p99", [seconds(one.get("request_p99")) for one in runs]),
+        ("results complete after the deadline", [seconds(one.get("results_complete")) for one in runs]),
+        ("phones told of the close, p50", [seconds(one.get("told_p50")) for one in runs]),
+        ("slip client's event-loop lag p99", [seconds(one.get("client_lag_p99")) for one in runs]),
+        ("CPU measured over (s)", [f"{one.get('cpu_seconds', float('nan')):.1f}" for one in runs]),
+        (f"machine busy (cores of {os.cpu_count()})", [f"{one.get('busy', float('nan')):.2f}" for one in runs]),
+    ]
+    rows += [(f"  CPU {name} (cores)", [f"{one.get('cpu', {}).get(name, 0.0):.2f}" for one in runs]) for name in tiers]
+
+    def followed(key, form) -> list[str]:
+        return [form(one["followed"]) if one.get("followed") else "-" for one in runs]
+
+    rows += [
+        ("followers' polls answered / s (planned)", followed("rate", lambda f: f"{f['requests_per_second']:.0f} "
+                                                              f"({f['planned_per_second']:.0f})")),
+        ("  of which while the CPU was measured", [f"{one['window_rate']:.0f}" if one.get("followed") else "-"
+                                                  for one in runs]),
+        ("followers' 304 / 200 / other / errors", followed("n", lambda f: f"{f['status_304']} / {f['status_200']} / "
+                                                           f"{f['other_status']} / {f['errors']}")),
+        ("followers' latency p50 / p99 (ms)", followed("l", lambda f: f"{f['median_ms']} / {f['p99_ms']}")),
+        ("followers' client lateness p99 (ms)", followed("late", lambda f: f"{f['lateness_p99_ms']}")),
+        ("followers' client kept its schedule", followed("kept", lambda f: "yes" if f["kept_up"] else "NO")),
+        ("followers' client CPU per poll (us)", followed("cpu", lambda f: f"{f['cpu_seconds'] / max(1, f['requests']) * 1e6:.0f}")),
+    ]
+    width = max(len(name) for name, _ in rows)
+    cols = [max([len(f"run {i + 1}"), *(len(values[i]) for _, values in rows)]) for i in range(len(runs))]
+    mode = "HAProxy before 2 hosts" if args.proxy else "direct"
+    lines = [f"side by side ({mode}, {args.players} players, {args.listeners} listeners, seed {args.seed}, "
+             f"followers every {args.follow_every:g} s at niceness {args.follower_nice}):",
+             " " * width + "  " + "  ".join(f"run {i + 1}".rjust(c) for i, c in enumerate(cols))]
+    lines += [name.ljust(width) + "  " + "  ".join(v.rjust(c) for v, c in zip(values, cols, strict=True)) for name, values in rows]
+    base = [one["slip_p99"] for one in runs if not one.get("followers") and one.get("slip_p99") == one.get("slip_p99")]
+    with_f = [one["slip_p99"] for one in runs if one.get("followers") and one.get("slip_p99") == one.get("slip_p99")]
+    if base and with_f:
+        lines.append(f"slip p99 without followers {', '.join(ms(v) for v in base)}; with {args.compare_followers:,} "
+                     f"followers {', '.join(ms(v) for v in with_f)}"
+                     + ("" if len(base) > 1 else " (one run each: run with --repeat 3 to see the noise between runs "
+                                                 "of the same kind)"))
+    return lines
 
 
 if __name__ == "__main__":

@@ -297,12 +297,18 @@ def replace_played_blanks(board: Board, tiles, bag, rules) -> tuple[Board, list[
 
 
 def check_typed_rack(
-    bag, kept: str, typed: str, round_number: int, tileset, rules, *, after_rejection: bool = False
+    bag, kept: str, typed: str, round_number: int, tileset, rules, *, after_rejection: bool = False,
+    choose_blank=None, rng: random.Random | None = None,
 ) -> Draw:
     """Check a rack typed from a physical bag; return its Draw or raise RackError.
 
     ``after_rejection``: the previous draw of this round was rejected, so the kept letters went back
     into the bag and the typed rack is a whole new one.
+
+    Explosive games (``rules.explosive`` with ``choose_blank``, and ``rng`` for the random letter when the
+    top does not need the blank): the rack is typed as drawn from the real bag, its new blank included, and
+    that blank becomes a letter exactly as in a random draw (``_explode``); ``Draw.replaced`` names the
+    letter the arbitrator takes out of the bag in exchange for the blank ("" when the blank stays).
     """
     kept = _check_letters(kept or "", "kept", tileset)
     bag = sorted(bag, key=tile_order)
@@ -350,7 +356,13 @@ def check_typed_rack(
     remaining = Counter(bag) - drawn
     new = sort_tiles(drawn.elements())
     keep = sort_tiles(kept)
-    return Draw(rack=keep + new, kept=keep, drawn=new, rejected=[], bag=sorted(remaining.elements(), key=tile_order))
+    draw = Draw(rack=keep + new, kept=keep, drawn=new, rejected=[], bag=sorted(remaining.elements(), key=tile_order))
+    if rules.explosive and choose_blank is not None and BLANK_CHAR in new:
+        # Only a new blank: a blank kept from an earlier rack is not replaced (as in a random draw).
+        if rng is None:
+            raise ValueError("an explosive typed rack needs rng (the letter drawn when the top needs no blank)")
+        draw = _explode(draw, minimums, rng, tileset, rules, choose_blank)
+    return draw
 
 
 def game_is_over(bag, kept: str, tileset, rules, round_number: int | None = None) -> bool:

@@ -271,6 +271,9 @@ class Round(models.Model):
     drawn = models.CharField(max_length=20, blank=True, default="")
     rejected = models.JSONField(default=list, blank=True)  # rejected draws, e.g. ["-AEIOUU+"]
     typed = models.BooleanField(default=False)  # typed from a physical bag rather than drawn at random
+    # Explosive: the letter that took the new blank's place (typed: the arbitrator takes it out of the bag and
+    # puts the blank back); "" when the blank stayed or in any other game.
+    replaced = models.CharField(max_length=4, blank=True, default="")
     board = models.JSONField(default=empty_board)  # the board the rack is played on
     bag_after = models.CharField(max_length=200, blank=True, default="")  # the bag once this rack was drawn
     drawn_at = models.DateTimeField(auto_now_add=True)
@@ -520,6 +523,32 @@ class LogEntry(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValueError("the arbitration log is append-only")
+
+
+class PendingLogEntry(models.Model):
+    """A log entry written with the change it records but not yet appended to the game's chain: a slip
+    served after its round's close (a crowd at the deadline) is judged without waiting for the game's lock,
+    and its entries join the chain a moment later, many in one step (``services.logbook.flush_pending``).
+    Any append to the game's chain takes the pending entries first, in the order they were written; the
+    entry's time in the chain is when it was appended."""
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="+")
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    slip = models.ForeignKey(Slip, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    action = models.CharField(max_length=30)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} (pending)"
 
 
 class TrustedOrganiserKey(models.Model):

@@ -169,6 +169,7 @@ TEXTS = {
     ("training_bad_link", "other_game"): _("this result link is of another game"),
     "training_not_counted": _("only the first verdict of a round counts"),
     "training_other_trainee": _("these verdicts are of different trainings"),
+    "training_not_started": _("topping: start round %(round)s before handing in a try"),
     "invalid_training": _("training is one of %(choices)s"),
     # A player's review of a game (tournaments/review_selectors.py).
     "review_not_authenticated": _("a player token of this game, or an arbitrator of it, is needed"),

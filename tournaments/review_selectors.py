@@ -30,6 +30,7 @@ from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 from tournaments.formats import brief
 from tournaments.models import Game, Player, Result, Round
 from tournaments.setting import judge, setting_of
+from tournaments.topping_selectors import is_topping, round_times
 from tournaments.versions import live_key
 
 PLAYS_FORMAT = 2  # bumped when the cached body of a round's plays changes shape
@@ -236,7 +237,14 @@ def round_review(round: Round, player: Player, setting=None) -> dict:
         "count": plays["count"],
         "mine": mine,
         "found_top": found_top(round),
+        # Topping (docs/rules.md 7.5): the player's time in the round, as the standings count it.
+        "topping": _time(round, player) if is_topping(round.game.tournament) else None,
     }
+
+
+def _time(round: Round, player: Player) -> dict | None:
+    """The player's time in a topping round: {"found_after": seconds or None, "wrong_tries", "seconds"}."""
+    return round_times(game=round.game, rounds=[round])[round.pk].get(player.pk)
 
 
 def summary(rounds: list[Round], player: Player) -> dict:
@@ -261,6 +269,13 @@ def summary(rounds: list[Round], player: Player) -> dict:
         else:
             missed.append({"number": r.number, "paid": paid, **(brief(r.master) or {})})
     losses = sorted((line for line in lines if line["loss"] > 0), key=lambda line: (-line["loss"], line["number"]))
+    times = None
+    if rounds and is_topping(rounds[0].game.tournament):
+        # Topping: the player's total time over these rounds and in how many they found the top.
+        by_round = round_times(game=rounds[0].game, rounds=rounds)
+        mine = [by_round[r.pk].get(player.pk) for r in rounds]
+        times = {"seconds": sum(t["seconds"] for t in mine if t),
+                 "found": sum(1 for t in mine if t and t["found_after"] is not None), "rounds": len(rounds)}
     return {
         "total": total,
         "top_total": top_total,
@@ -268,6 +283,7 @@ def summary(rounds: list[Round], player: Player) -> dict:
         "losses": losses[:losses_count()],
         "found": found,
         "missed": missed,
+        "topping": times,
     }
 
 

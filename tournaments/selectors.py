@@ -540,6 +540,9 @@ def tournament_standings(*, tournament: Tournament) -> list[dict]:
         times = [player_seconds(game=g) for g in games]
         for row in result:
             row["seconds"] = sum(t.get(row["player"], {}).get("seconds", 0) for t in times)
+            # Each game's time beside its points (None: the player was not in that game).
+            for entry, t in zip(row["games"], times, strict=True):
+                entry["seconds"] = t[row["player"]]["seconds"] if row["player"] in t else None
         _rank(result, key=lambda row: -row["seconds"])
     else:
         _rank(result, key=lambda row: (row["total"], *row["_tiebreak"]))

@@ -89,7 +89,9 @@ def shown_result(body: dict) -> dict:
     # Cleaned again when shown: a link signed before names were cleaned here may carry an override.
     return {"game": body["g"], "name": trainee_name(body["n"]), "total": body["t"], "top_total": tops,
             "percent": round(100 * body["t"] / tops, 2) if tops else 0.0,
-            "rank": body["rk"], "players": body["np"], "warnings": body.get("w", 0)}
+            "rank": body["rk"], "players": body["np"], "warnings": body.get("w", 0),
+            # Topping: the trainee's total time, and the rounds whose top they found.
+            "topping": {"seconds": body["sec"], "found": body["fd"], "rounds": body["nr"]} if "sec" in body else None}
 
 
 def read_result(game: Game, token: str) -> dict:

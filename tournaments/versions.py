@@ -105,6 +105,15 @@ def progress_mark(game_id: int) -> int:
     return int(cache.get(progress_key(game_id)) or 0)
 
 
+def drawn_mark(game_id: int) -> str:
+    """What a page drawn from the database now stands for, as the live stream says it ("version/progress
+    mark"); read before the page's state, so that a change in between makes the page draw itself again
+    rather than be missed. Empty without the cache (the stream then compares digests of its own)."""
+    if not cache_available():
+        return ""
+    return f"{game_version(game_id)}/{progress_mark(game_id)}"
+
+
 def game_created(game_id: int) -> None:
     """Give a new game a fresh version at once, whatever a game of the same id left in the cache."""
     bump(game_id)

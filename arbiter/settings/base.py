@@ -248,6 +248,21 @@ if HTTPS:
 # Requests one server process runs at once under ASGI (the others wait their turn in its event loop,
 # already stamped with their arrival: arbiter/arrival.py); 0: no limit. Live streams do not count.
 ARBITER_REQUESTS_IN_FLIGHT = env.get_int("REQUESTS_IN_FLIGHT", 8)
+# The clock's close waits while slips that arrived before the deadline are still queued in the web processes,
+# at most CLOSE_WAIT_SECONDS past the deadline (0: never), looking every CLOSE_WAIT_POLL_SECONDS
+# (tournaments/arriving.py): they are then judged with the others instead of one by one after the close, at
+# about a fifth of the work. A hall with no queue never waits; a backlog of 3,000 slips cleared in 0.4-4.3 s
+# (bench/festival.py), which 1 s did not cover (and the rest then drained at 30-50 a second after the close).
+ARBITER_CLOSE_WAIT_SECONDS = env.get_seconds("CLOSE_WAIT_SECONDS", 5.0)
+# A phone's slip sent before the deadline (its sent_ms, on its server-corrected clock) and arriving at most
+# TRANSIT_SECONDS after it is in time (docs/rules.md §4, in transit); the close waits that long, so no result is shown
+# before. A festival's server stamped slips up to 15 ms after their bytes left in the last second (p99 8-10 ms,
+# bench/festival.py, 3,000 players); a venue's Wi-Fi adds its own. 0: the arrival alone decides.
+ARBITER_TRANSIT_SECONDS = env.get_seconds("TRANSIT_SECONDS", 0.1, zero=True)
+ARBITER_CLOSE_WAIT_POLL_SECONDS = 0.02
+# A slip served after the close writes its log entry pending while another holds the game's lock, chained with
+# others after the commit (services/logbook.flush_pending), instead of queueing for the lock. Off: measured slower.
+ARBITER_DEFER_LATE_SLIP_LOG = False
 # Slow clients (arbiter/bodies.py, arbiter/server.py): a request's headers must be whole within
 # HEAD_SECONDS of its first byte (or of the connection), its body within BODY_SECONDS plus its size at
 # BODY_MIN_BYTES_PER_SECOND; else the connection is closed (408 for a body). A body of a page (not /api/)

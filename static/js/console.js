@@ -4,7 +4,7 @@
 import { serverClock, startCountdown } from "./clock.js";
 import { $, fmt, idleTime, newKey, readJson, typeset } from "./common.js";
 import { runningDeadline } from "./incidents.js";
-import { subscribe } from "./live.js";
+import { stateMark, subscribe } from "./live.js";
 import { entriesTable } from "./paper-page.js";
 import { typedText } from "./paper.js";
 
@@ -69,8 +69,12 @@ async function degradedNotice(gameId) {
 // Follow the game on its live stream, slip counts included (live.js; polling when the stream cannot be
 // held): `onChange(info)` runs when the game has changed since the page was drawn (a rack, a start, a slip
 // handed in, a close, a master, a correction, the end). One runs at a time; changes that come meanwhile
-// make one more run, with the latest state.
-function followGame(gameId, onChange) {
+// make one more run, with the latest state. `drawnMark`: what the page was drawn at ("version/progress
+// mark", read by the server before the page's state); the stream's first state runs onChange unless it is
+// that one, so that a change between the page and its stream is not missed. Without a mark (the server
+// without its cache) the first state is taken as the page's own.
+function followGame(gameId, onChange, drawnMark) {
+  drawnMark = drawnMark || "";
   let drawn = false;
   let latest = null; // a change not yet run
   let running = false;
@@ -98,8 +102,9 @@ function followGame(gameId, onChange) {
       });
     }
     if (!drawn) {
-      drawn = true; // the state the page was drawn with
-      return;
+      drawn = true;
+      // A mark of the version alone compares the version alone.
+      if (!drawnMark || drawnMark === stateMark(info, drawnMark.includes("/"))) return; // the page's own state
     }
     latest = info;
     if (!running) run();
@@ -137,7 +142,7 @@ function gameScreen(area) {
       if (pending && !typingIn(area)) refresh();
     }, 0);
   });
-  followGame(area.dataset.game, refresh);
+  followGame(area.dataset.game, refresh, area.dataset.drawn);
 }
 
 // Paper slips: each entry is taken at Enter, the fields are cleared and the table field has the focus at
@@ -356,6 +361,7 @@ function slipEntry(form) {
   // Slips handed in from phones move the count too; a closed or new round reloads the page.
   const count = $("progress-count");
   const gameId = form.action.match(/games\/(\d+)\//)[1];
+  const drawnMark = form.closest(".slip-card")?.dataset.drawn;
   followGame(gameId, async (info) => {
     followPause(info);
     if (String(info.round) !== round) {
@@ -366,13 +372,15 @@ function slipEntry(form) {
     await entries.refresh();
     if (info.round_status !== "open") return;
     if (count && info.progress) count.textContent = `${info.progress.received} / ${info.progress.players}`;
-  });
+  }, drawnMark);
 }
 
 function slipPageWithoutForm() {
   // No open round: reload when one opens.
   const match = window.location.pathname.match(/games\/(\d+)\/slips/);
-  if (match) followGame(match[1], () => window.location.reload());
+  // Reloading on a change, it compares versions alone: slip counts never move without an open round.
+  const drawnMark = (document.querySelector(".slip-card")?.dataset.drawn || "").split("/")[0];
+  if (match) followGame(match[1], () => window.location.reload(), drawnMark);
 }
 
 // The paper-slips page's clock stands still while the arbitrator has paused it, and follows the new deadline.

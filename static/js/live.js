@@ -16,6 +16,13 @@
 
 import { serverClock, serverMsOf } from "./clock.js";
 
+// What a state stands for, as pages compare states: its version, and with `progress` its progress mark
+// too (which moves with every slip handed in). The server writes a page's own mark the same way
+// (tournaments/versions.py drawn_mark).
+export function stateMark(info, progress) {
+  return progress ? `${info.version}/${info.progress_mark ?? ""}` : String(info.version);
+}
+
 const POLL_MS = 1000;
 const RESYNC_MS = 60000;
 const STREAM_RETRY_MS = 30000;
@@ -73,11 +80,19 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
     }
   }
 
-  function deliver(info) {
+  // When each state delivered was asked for (performance.now()): a poll's when its request left, a stream's
+  // event when it arrived. A poll sent before the stream's last event may answer with an older state (the
+  // request was served before the change the stream then told): it is not shown, or the page would go back
+  // to that state and stay there, the stream having nothing new to send.
+  let deliveredAt = -Infinity;
+
+  function deliver(info, askedAt) {
     if (!info || stopped) return;
+    if (askedAt < deliveredAt) return;
+    deliveredAt = askedAt;
     // The version moves with every change; the progress mark with every slip handed in, which wakes only
     // the pages that asked for progress.
-    const seen = progress ? `${info.version}/${info.progress_mark ?? ""}` : info.version;
+    const seen = stateMark(info, progress);
     if (seen === lastSeen) return;
     lastSeen = seen;
     // Without the server's cache the state comes from its database alone, a little slower: say so.
@@ -90,6 +105,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
   }
 
   async function pollOnce() {
+    const askedAt = performance.now();
     const sentAt = Date.now();
     const res = await fetch(pollUrl, { cache: "no-store", headers: { Accept: "application/json" } });
     const receivedAt = Date.now();
@@ -97,7 +113,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
     const info = await res.json();
     heard();
     clock.addSample(serverMsOf(info), sentAt, receivedAt);
-    deliver(info);
+    deliver(info, askedAt);
     return info;
   }
 
@@ -139,7 +155,7 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
       failures = 0;
       heard();
       status(info.degraded ? "degraded" : "live");
-      deliver(info);
+      deliver(info, performance.now());
     });
     source.addEventListener("beat", heard);
     source.onerror = () => {

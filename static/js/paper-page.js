@@ -61,11 +61,16 @@ export function entriesTable({ form, fields, texts, logBody, state }) {
   }
 
   // A row of the list from the server's entry (the page's own row once its answer came).
+  let listsAsked = 0; // lists asked of the server so far (refresh)
+
   function fill(tr, entry, recordedText) {
     if (!entry) return;
     tr.textContent = "";
     tr.dataset.state = "recorded";
     tr.dataset.slip = String(entry.slip);
+    // The page's own row, from its answer: a list asked before now may not hold it yet (showRows).
+    if (recordedText !== undefined) tr.dataset.after = String(listsAsked);
+    else delete tr.dataset.after;
     // A list fetched while this entry was on its way may hold it already: one row per slip.
     logBody.querySelectorAll(`tr[data-slip="${entry.slip}"]`).forEach((other) => {
       if (other !== tr) other.remove();
@@ -96,9 +101,16 @@ export function entriesTable({ form, fields, texts, logBody, state }) {
     }
   }
 
-  function showRows(rows) {
+  // `asked`: the number of the list request these rows answer. A row the page recorded after that request
+  // left, and which the list does not hold, stays: the list was read before its slip was (one slip would
+  // otherwise vanish until the next list).
+  function showRows(rows, asked = 0) {
     // The page's own rows not recorded (on their way, refused) stay on top; the server's list follows.
-    logBody.querySelectorAll("tr[data-state=recorded]").forEach((tr) => tr.remove());
+    const listed = new Set((rows || []).map((entry) => String(entry.slip)));
+    logBody.querySelectorAll("tr[data-state=recorded]").forEach((tr) => {
+      const newer = tr.dataset.after !== undefined && Number(tr.dataset.after) >= asked;
+      if (!newer || listed.has(tr.dataset.slip)) tr.remove();
+    });
     for (const entry of rows || []) {
       const tr = document.createElement("tr");
       fill(tr, entry);
@@ -187,12 +199,14 @@ export function entriesTable({ form, fields, texts, logBody, state }) {
     }
     refreshing = (async () => {
       try {
+        listsAsked += 1;
+        const asked = listsAsked;
         const res = await fetch(enteredUrl, { cache: "no-store", credentials: "same-origin" });
         if (!res.ok) return;
         const body = await res.json();
         if (String(body.round) !== String(current.round)) return; // a new round: the page reloads
         current = body;
-        showRows(body.rows);
+        showRows(body.rows, asked);
         showRound();
         check();
       } catch {

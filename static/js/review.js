@@ -79,6 +79,14 @@ function showResult(r) {
     result.append(head, document.createElement("br"), why);
     if (r.result.corrected) result.append(` (${T.corrected})`);
   }
+  // Topping: the player's time in the round, as the standings count it.
+  const time = $("review-time");
+  time.hidden = !r.topping;
+  $("review-time-title").hidden = !r.topping;
+  if (r.topping) {
+    time.textContent = r.topping.found_after === null ? fmt(T.time_not_found, { seconds: r.topping.seconds })
+      : fmt(T.time_found, { n: r.topping.found_after, seconds: r.topping.seconds });
+  }
   const mine = r.mine;
   const rank = $("review-rank");
   rank.dataset.state = mine.state;
@@ -131,6 +139,9 @@ function showSummary(s) {
   $("review-total").textContent = s.percent === null ? "" : fmt(T.total, {
     total: s.total, top: s.top_total, percent: formatPercent(s.percent),
   });
+  const times = $("review-times");
+  times.hidden = !s.topping;
+  if (s.topping) times.textContent = fmt(T.times, s.topping);
   const losses = $("review-losses");
   losses.textContent = "";
   for (const line of s.losses) item(losses, T.loss, { n: line.number, paid: line.paid, top: line.top_score, loss: line.loss });

@@ -68,7 +68,16 @@ async function post(url, body) {
 
 const totalOf = (key) => (state ? state.verdicts.reduce((sum, v) => sum + (v ? counted(v)[key] : 0), 0) : 0);
 
+// Topping: a verdict's time and whether it found the top (its `topping`), summed like the points.
+const toppingOf = (v) => (v && counted(v).topping) || { seconds: 0, found: false };
+
 function showTotals() {
+  if (C.topping) {
+    const done = state ? state.verdicts.filter(Boolean).map(toppingOf) : [];
+    $("total-mine").textContent = fmt(T.seconds, { n: done.reduce((sum, t) => sum + t.seconds, 0) });
+    $("total-top").textContent = String(done.filter((t) => t.found).length);
+    return;
+  }
   $("total-mine").textContent = String(totalOf("paid"));
   $("total-top").textContent = String(totalOf("top_score"));
 }
@@ -106,10 +115,15 @@ function showVerdict(v) {
   $("verdict").hidden = false;
   $("verdict").dataset.round = String(v.round);
   $("verdict").dataset.outcome = v.outcome;
-  const title = v.is_top ? fmt(T.is_top, { n: v.paid }) : fmt(T.not_top, { paid: v.paid, top: v.top_score });
+  let title = v.is_top ? fmt(T.is_top, { n: v.paid }) : fmt(T.not_top, { paid: v.paid, top: v.top_score });
+  if (v.topping) {
+    title = v.topping.found ? fmt(T.top_found_in, { n: v.topping.found_after })
+      : fmt(T.top_not_found, { seconds: v.topping.seconds });
+  }
   // A retry of a round: practice, not counted (the first verdict of the round is).
   $("verdict").dataset.counted = String(v.counted !== false);
-  say($("verdict-title"), v.counted === false ? `${title} · ${T.practice}` : title, v.is_top ? "ok" : "warn");
+  const ok = v.topping ? v.topping.found : v.is_top;
+  say($("verdict-title"), v.counted === false ? `${title} · ${T.practice}` : title, ok ? "ok" : "warn");
   const mine = $("verdict-mine");
   mine.textContent = "";
   if (v.word) {
@@ -146,7 +160,7 @@ function startClock() {
     return;
   }
   if (!state.deadline) {
-    state.deadline = Date.now() + C.round_seconds * 1000;
+    state.deadline = Date.now() + (C.round_seconds - (state.elapsed || 0)) * 1000;
     save();
   }
   const tick = () => {
@@ -163,12 +177,23 @@ function startClock() {
   timer = setInterval(tick, 250);
 }
 
-function openForm() {
+async function openForm() {
   $("verdict").hidden = true;
   $("train-form").hidden = false;
   fields.clear();
   say($("train-status"), "");
   showRound();
+  if (C.topping && !state.deadline) {
+    // Topping: the round starts on the server's clock, which times the tries (a round started before keeps
+    // its start: the clock shows what is left of it).
+    try {
+      const started = await post(C.start_url, { round: C.rounds[state.index].number });
+      state.elapsed = started.elapsed;
+    } catch (error) {
+      say($("train-status"), fmt(T.error, { message: error.message || T.offline }), "error");
+      return;
+    }
+  }
   startClock();
 }
 
@@ -185,6 +210,11 @@ async function judge(timeUp = false) {
   say($("train-status"), T.judging);
   try {
     const verdict = await post(C.judge_url, body);
+    if (verdict.topping && !verdict.topping.final) {
+      // Topping: a wrong try; the clock runs on and the trainee tries again.
+      say($("train-status"), fmt(T.try_again, { n: verdict.topping.elapsed }), "warn");
+      return;
+    }
     stopClock();
     state.verdicts[state.index] = verdict;
     if (verdict.counted) {
@@ -213,7 +243,8 @@ async function finish() {
   }
   const r = state.result;
   $("train-end").hidden = false;
-  $("end-total").textContent = fmt(T.result, { total: r.total, tops: r.top_total, percent: formatPercent(r.percent) });
+  $("end-total").textContent = r.topping ? fmt(T.result_time, r.topping)
+    : fmt(T.result, { total: r.total, tops: r.top_total, percent: formatPercent(r.percent) });
   $("end-rank").textContent = fmt(T.rank, { rank: r.rank, players: r.players });
   $("end-share").href = r.url;
   $("train-end").scrollIntoView({ block: "nearest" });
@@ -245,7 +276,8 @@ function resume() {
 
 $("train-start").addEventListener("submit", (event) => {
   event.preventDefault();
-  state = { name: $("train-name").value.trim(), clock: $("train-clock").checked, index: 0, verdicts: [],
+  // Topping is always timed: the time is the score.
+  state = { name: $("train-name").value.trim(), clock: C.topping || $("train-clock").checked, index: 0, verdicts: [],
     deadline: null, result: null };
   save();
   resume();

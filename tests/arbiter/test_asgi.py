@@ -89,3 +89,76 @@ def test_a_request_without_a_body_is_stamped_on_arrival_before_django_runs_it():
         scope = {ARRIVAL_KEY: before}
 
     assert received_at(Request()).timestamp() == pytest.approx(before)
+
+
+class _Transport(asyncio.Transport):
+    """The socket's side of a connection (outside the product): what the web server writes is kept."""
+
+    def __init__(self):
+        super().__init__()
+        self.written, self.closing = b"", False
+
+    def get_extra_info(self, name, default=None):
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 50000)}.get(name, default)
+
+    def write(self, data):
+        self.written += data
+
+    def is_closing(self):
+        return self.closing
+
+    def close(self):
+        self.closing = True
+
+    def pause_reading(self):
+        pass
+
+    def resume_reading(self):
+        pass
+
+
+def test_a_slip_is_stamped_when_the_server_parses_its_last_byte_not_at_the_applications_first_turn():
+    """On a busy event loop the application's first turn comes after every callback already ready; the web
+    server's protocol (arbiter/server.py) stamps the request when it parses the last byte, and that stamp is
+    the arrival the application sees (arbiter/bodies.py): a slip sent in time stays in time."""
+    import uvicorn
+    from uvicorn.server import ServerState
+
+    from arbiter.bodies import arrive_whole
+    from arbiter.server import GuardedHTTPProtocol, H11Protocol
+
+    if GuardedHTTPProtocol.__mro__[2] is H11Protocol:
+        pytest.skip("no httptools here: the pure-Python protocol stamps at the application's first turn")
+    seen = {}
+
+    async def app(scope, receive, send):
+        seen["stamp"] = scope[ARRIVAL_KEY]
+        await send({"type": "http.response.start", "status": 201, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    config = uvicorn.Config(arrive_whole(app), http=GuardedHTTPProtocol, lifespan="off", log_level="warning",
+                            proxy_headers=False)
+    config.load()
+    loop = asyncio.new_event_loop()
+    try:
+        protocol = GuardedHTTPProtocol(config=config, server_state=ServerState(), app_state={}, _loop=loop)
+        transport = _Transport()
+        protocol.connection_made(transport)
+        body = b'{"word":"ZEBRA","ref":"H8","score":42}'
+        parsed = time.time()
+        protocol.data_received(b"POST /api/games/1/rounds/1/slips HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                               b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        time.sleep(0.3)  # the loop busy with other requests' turns before this one's application runs
+
+        async def answered():
+            for _ in range(200):
+                if b"201" in transport.written:
+                    return
+                await asyncio.sleep(0.01)
+
+        loop.run_until_complete(answered())
+        protocol.connection_lost(None)
+    finally:
+        loop.close()
+    assert b"HTTP/1.1 201" in transport.written
+    assert parsed <= seen["stamp"] <= parsed + 0.1, seen["stamp"] - parsed

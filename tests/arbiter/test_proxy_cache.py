@@ -33,6 +33,9 @@ class Host(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     seen: list[tuple[str, str | None]] = []
     max_age = 5
+    slow = 0.0  # seconds a public answer takes
+    at_once = peak = 0
+    lock = threading.Lock()
 
     def do_GET(self):
         if self.path == "/healthz":
@@ -40,6 +43,13 @@ class Host(http.server.BaseHTTPRequestHandler):
         else:
             type(self).seen.append((self.path, self.headers.get("If-None-Match")))
             body = b'{"standings": [], "path": "' + self.path.encode() + b'"}'
+            if self.path.startswith("/api/public/") and self.slow:
+                with self.lock:
+                    Host.at_once += 1
+                    Host.peak = max(Host.peak, Host.at_once)
+                time.sleep(self.slow)
+                with self.lock:
+                    Host.at_once -= 1
         tag = f'"{len(body)}"'
         if self.headers.get("If-None-Match") == tag:
             self.send_response(304)
@@ -128,3 +138,30 @@ def test_the_cache_keeps_an_answer_no_longer_than_its_max_age(proxy):
         assert Host.seen == [("/api/public/short", None)] * 2
     finally:
         Host.max_age = 5
+
+
+def test_followers_misses_take_a_bounded_share_of_a_host_and_the_hall_passes_them(proxy):
+    """While an answer is on its way to be stored, every poll misses the cache: those misses reach a host at
+    most PROXY_PUBLIC_PER_HOST (2) at once, the others wait in the proxy, and the hall's requests (another
+    backend) do not wait behind them."""
+    Host.slow, Host.peak = 0.3, 0
+    try:
+        answers: list[int] = []
+
+        def follower():
+            answers.append(get(proxy, "/api/public/busy")[0])
+
+        followers = [threading.Thread(target=follower) for _ in range(12)]
+        for thread in followers:
+            thread.start()
+        time.sleep(0.2)
+        started = time.monotonic()
+        assert get(proxy, "/api/games/1/live")[0] == 200
+        hall = time.monotonic() - started
+        for thread in followers:
+            thread.join(30)
+        assert answers == [200] * 12
+        assert Host.peak == 2  # 12 misses at once, 2 at a time on the host
+        assert hall < 0.3, hall  # not queued behind the followers (12 x 0.3 s / 2 would be 1.8 s)
+    finally:
+        Host.slow = 0.0

@@ -130,6 +130,26 @@ def new_page(chromium, live_server):
     yield make
     for context in contexts:
         context.close()
+    _database_quiet()
+
+
+def _database_quiet(timeout: float = 3.0) -> None:
+    """After the pages closed: wait (bounded) until no other connection to the test database is running a
+    query. A live stream's thread of the test server can still be building a snapshot for a page just
+    closed; the flush that ends a transactional test then took its table locks in another order and
+    PostgreSQL ended one of the two (deadlock detected)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')")
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.05)
 
 
 def _shifted_date(shift_ms: float) -> str:
@@ -163,13 +183,32 @@ def screenshot():
         if size is not None:
             page.set_viewport_size(SIZES[size])
         path = SCREENSHOTS / f"{name}.png"
+        scrolled = page.evaluate("[window.scrollX, window.scrollY]") if full_page else None
         page.screenshot(path=str(path), full_page=full_page)
+        if scrolled is not None:
+            _scroll_settled(page, scrolled)
         if shots_dir:
             os.makedirs(shots_dir, exist_ok=True)
             shutil.copy(path, shots_dir)
         return path
 
     return take
+
+
+def _scroll_settled(page, scrolled) -> None:
+    """After a full-page screenshot: Chromium moves the page's scroll to capture it and puts it back on a
+    later frame; a click made before then (Playwright scrolls its target into view first) had the page
+    scrolled back under the pointer between its press and its release, and the press and release on two
+    elements made no click (a 7 et 8 phone's slip was never sent). Wait until the scroll is back, then two
+    frames more; put it back if Chromium did not."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("([x, y]) => window.scrollX === x && window.scrollY === y", arg=scrolled,
+                               timeout=2000)
+    except PlaywrightTimeout:
+        page.evaluate("([x, y]) => window.scrollTo(x, y)", scrolled)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
 @pytest.fixture

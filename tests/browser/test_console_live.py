@@ -73,3 +73,31 @@ def test_the_slips_page_follows_the_round(new_page, arbitrator, live_server):
     page.wait_for_timeout(2500)
     assert len([url for url in asked if clock.match(url)]) == before
     assert not page.errors, page.errors
+
+
+@pytest.mark.parametrize("screen", ["game", "slips"])
+def test_a_slip_handed_in_between_the_page_and_its_stream_is_counted(new_page, arbitrator, live_server, screen):
+    """The stream's first state is compared with the one the page was drawn at: a slip handed in while the
+    stream was on its way moves the count, on the game screen and on the paper-slips page alike."""
+    from tournaments import services
+
+    tournament = services.tournament_create(name="Drawn mark", round_seconds=300)
+    game = services.game_create(tournament=tournament, seed=7)
+    ada = services.player_register(game=game, name="Ada", table=1)[0]
+    services.player_register(game=game, name="Ben", table=2)
+    round = services.round_start(round=services.round_draw(game=game, rack=RACK))
+    page = new_page(size="laptop")
+    log_in(page)
+
+    # The page is drawn; its stream is held up until a slip has come in.
+    held = []
+    page.route(re.compile(rf".*/games/{game.pk}/events.*"), lambda route: held.append(route))
+    page.goto(f"/console/games/{game.pk}/" if screen == "game" else f"/console/games/{game.pk}/slips/")
+    assert page.locator("#progress-count").inner_text().endswith("0 / 2")
+    wait_for(lambda: held)
+    services.slip_submit(round=round, player=ada, word="RETAINS", ref="H8", score=66, key="phone-1")
+    for route in held:
+        route.continue_()
+    page.unroute(re.compile(rf".*/games/{game.pk}/events.*"))
+    wait_for(lambda: page.locator("#progress-count").inner_text().endswith("1 / 2"))
+    assert not page.errors, page.errors

@@ -17,7 +17,7 @@ from tournaments.services import judge, setting_of
 
 from .support import wait_for
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 SHOTS = Path("/tmp/shots/13a")
 RACK_JS = ("Array.from(document.querySelectorAll('#review-rack li.rtile'))"

@@ -39,11 +39,15 @@ def _eight_tile_top(round):
 
 def test_a_phone_plays_all_eight_tiles_and_its_result_shows_the_bonus_of_75(new_page, screenshot,
                                                                            seven_and_eight_game):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     from tournaments import services
-    from tournaments.models import Result, Round
+    from tournaments.models import Result, Round, Slip
 
     game = seven_and_eight_game
     phone = new_page(size="phone")
+    messages = []
+    phone.on("console", lambda message: messages.append(f"{message.type}: {message.text}"[:300]))
     phone.goto(f"/join/{game.join_code}")
     phone.get_by_label(re.compile("name|nom", re.I)).fill("Ana")
     phone.locator("#join-form button[type=submit]").click()
@@ -66,7 +70,16 @@ def test_a_phone_plays_all_eight_tiles_and_its_result_shows_the_bonus_of_75(new_
     phone.locator("#slip-score").fill(str(score))
     screenshot(phone, "seven-and-eight-phone-slip", full_page=True)
     phone.locator("#slip-submit").click()
-    phone.wait_for_selector("#receipt:not([hidden])", timeout=20000)
+    # The slip's request went unsent when the full-page screenshot above had left the page's scroll to be put
+    # back under the click (tests/browser/conftest.py _scroll_settled). 60 s covers the phone's retries (every
+    # 4 s at most), and a failure says what it saw.
+    try:
+        phone.wait_for_selector("#receipt:not([hidden])", timeout=60000)
+    except PlaywrightTimeout:
+        screenshot(phone, "seven-and-eight-no-receipt", full_page=True)
+        held = list(Slip.objects.filter(round=round).values_list("word", "ref", "claimed"))
+        pytest.fail(f"no receipt on the phone: its status line {phone.locator('#slip-status').inner_text()!r}, "
+                    f"the slips the server holds {held}, its console {messages}")
 
     services.round_close(round=round)
     round.refresh_from_db()

@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 RACK = "AEINRS?"
+PASSWORD = "pw-slip-order-1"  # the console arbitrator's (conftest.console_arbitrator)
 SLIPS = re.compile(r".*/api/games/\d+/rounds/1/slips$")
 
 
@@ -133,4 +134,60 @@ def test_a_phone_told_a_newer_slip_is_held_shows_that_slip(live_server, new_page
     current = Slip.objects.get(player=player, current=True)
     assert (current.word, current.seq > ahead) == ("RAINES", True)
     assert page.locator("#receipt-text .slip-word").get_attribute("data-word") == "RAINES"
+    assert page.errors == []
+
+
+ENTERED = re.compile(r".*/console/games/\d+/slips/entered/$")
+
+
+def test_a_console_list_read_before_a_paper_slip_was_recorded_never_hides_it(
+        live_server, new_page, make_game, make_player, console_arbitrator):
+    """The console's list of paper slips is read again after each slip; a list read before the next slip was
+    recorded, and answered after it, holds one slip fewer. The newer row stays on the page until a list holds
+    it (it used to vanish from the log until the list after)."""
+    from tournaments.services import round_draw, round_start
+
+    game = make_game(round_seconds=600)
+    make_player(game, name="Ada", table=1)
+    make_player(game, name="Ben", table=2)
+    round_start(round=round_draw(game=game, rack="AEINRST"))
+
+    page = new_page(size="laptop")
+    page.goto("/console/login/")
+    page.locator("#id_username").fill("arbitre")
+    page.locator("#id_password").fill(PASSWORD)
+    page.locator("#id_password").press("Enter")
+    page.wait_for_url("**/console/")
+    page.goto(f"/console/games/{game.pk}/slips/")
+    page.wait_for_selector("#slip-form")
+
+    held = []
+    # The first two lists wait on the network until the test lets them through; the page asks one at a time.
+    page.route(ENTERED, lambda route: held.append(route) if len(held) < 2 else route.continue_())
+    recorded = page.locator("#slip-log tbody tr[data-state=recorded]")
+
+    def type_slip(table, word, ref, score):
+        page.locator("#id_table").fill(str(table))
+        page.locator("#id_word").fill(word)
+        page.locator("#id_ref").fill(ref)
+        page.locator("#id_score").fill(str(score))
+        page.locator("#id_score").press("Enter")
+
+    type_slip(1, "RETAINS", "H2", 66)
+    _pump_until(page, lambda: len(held) == 1)  # the list asked after Ada's slip: held on the network
+    stale = page.request.get(held[0].request.url)  # what that list says: Ada's slip only
+    assert [row["table"] for row in stale.json()["rows"]] == [1]
+
+    type_slip(2, "NASTIER", "H3", 68)
+    page.wait_for_selector("#slip-log tr[data-state=recorded]:has-text('Ben')")
+    assert recorded.count() == 2
+    held[0].fulfill(response=stale)  # the first list arrives last: it does not hold Ben's slip
+    _pump_until(page, lambda: len(held) == 2)  # the page asks once more, and that list is held too
+    assert recorded.count() == 2
+    assert sorted(recorded.locator("td:first-child").all_inner_texts()) == ["1", "2"]
+
+    held[1].continue_()
+    page.wait_for_timeout(300)
+    assert recorded.count() == 2
+    assert sorted(recorded.locator("td:first-child").all_inner_texts()) == ["1", "2"]
     assert page.errors == []

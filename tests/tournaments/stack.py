@@ -498,67 +498,6 @@ class Namespace:
         return gone
 
 
-class Forwarder:
-    """Relays every TCP connection made to ``host``:``port`` to ``target``, a thread per direction: how
-    a namespace's hosts reach this machine's PostgreSQL, which listens on 127.0.0.1 only."""
-
-    def __init__(self, host: str, target: tuple[str, int], port: int = 0):
-        self.target = target
-        self._server = socket.create_server((host, port))
-        self._server.settimeout(0.2)
-        self.host, self.port = host, self._server.getsockname()[1]
-        self._stopping = threading.Event()
-        self._open: set[socket.socket] = set()
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._accept, name=f"forward-{host}", daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                near, _ = self._server.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            try:
-                far = socket.create_connection(self.target, timeout=5)
-            except OSError:
-                near.close()
-                continue
-            near.settimeout(None)
-            far.settimeout(None)
-            with self._lock:
-                self._open.update((near, far))
-            for src, dst in ((near, far), (far, near)):
-                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
-
-    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while data := src.recv(65536):  # until either end closes
-                dst.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for sock in (src, dst):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self._server.close()
-        with self._lock:
-            for sock in self._open:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                sock.close()
-        self._thread.join(timeout=5)
-
-
 class Proxy(Process):
     """The system's HAProxy with docker/haproxy-hosts.cfg, on a loopback port, in front of ``hosts``
     (address:port each, host1, host2, ... in that order); ready once every host is up with its last health
@@ -629,18 +568,20 @@ class Proxy(Process):
         raise KeyError(server)
 
 
-# ---- a link that can be cut --------------------------------------------------------------------------------------
+# ---- a TCP forwarder, which can be cut ---------------------------------------------------------------------------
 
 
-class CuttableLink:
-    """A TCP forwarder on a loopback address, in front of ``target`` (host, port): what a centre reaches its
-    organiser through in a test. ``cut()`` closes its port and every connection through it (the centre's
-    connections are then refused, as when the club's line drops); ``restore()`` listens again on the same port.
-    Threads of its own, each bounded by socket timeouts; ``stop()`` ends them."""
+class Forwarder:
+    """Relays every TCP connection made to ``host``:``port`` (a free one by default) to ``target`` (host, port), a
+    thread per direction: how a namespace's hosts reach this machine's PostgreSQL, which listens on 127.0.0.1
+    only, and what a centre reaches its organiser through in a test. ``cut()`` closes its port and every
+    connection through it (the centre's connections are then refused, as when the club's line drops);
+    ``restore()`` listens again on the same port. Its threads are bounded by socket timeouts; ``stop()`` ends
+    them."""
 
-    def __init__(self, host: str, target: tuple[str, int]):
+    def __init__(self, host: str, target: tuple[str, int], port: int = 0):
         self.host, self.target = host, target
-        self.port = 0
+        self.port = port
         self._lock = threading.Lock()
         self._sockets: set[socket.socket] = set()
         self._listener: socket.socket | None = None

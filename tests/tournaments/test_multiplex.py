@@ -288,3 +288,89 @@ def test_the_organisers_master_is_confirmed_where_the_centre_proposed_another_ti
 
     game.refresh_from_db()
     assert list(game.board) == list(Board.from_rows(played.board).place(play_from_dict(organiser)).rows())
+
+
+def test_a_rack_typed_after_the_organisers_rejected_draw_is_taken_once_the_rejection_is_recorded(
+        centre_game, make_game):
+    """The organiser's draw failed the vowel/consonant rule: its kept letters went back into the bag with the
+    rejected draw, and its rack is a whole new one. Centre 2's arbitrator, cut off, is told both over the phone:
+    the rack typed alone is refused (the kept letters are missing from it) and changes nothing; recorded as
+    rejected first (POST rejections, as the physical bag's), it is taken, and found equal when the link comes
+    back."""
+    from engine.tiles import load_tileset
+    from tournaments.errors import ServiceError
+
+    game, link = centre_game
+    tileset = load_tileset(game.tournament.tileset)
+    for seed in range(1, 60):  # the first seeded organiser's game whose kept letters can be made to fail the rule
+        organiser = make_game(seed=seed)
+        first = services.round_draw(game=organiser)
+        services.round_start(round=first)
+        services.round_close(round=first)
+        organiser.refresh_from_db()
+        kept = organiser.kept
+        vowels = sum(1 for ch in kept if tileset.is_vowel(ch) and not tileset.is_consonant(ch))
+        if kept and "?" not in kept and vowels <= 1:
+            break
+    else:
+        pytest.fail("no seed in 1..59 keeps letters with at most one vowel")
+    first = Round.objects.get(pk=first.pk)
+    # The centre played round 1 with the link up: the same rack and the same master, so the same kept letters.
+    relay.store(link, [_rack_item(10, 1, first.rack)])
+    relay.advance(link)
+    centre_first = game.rounds.get(number=1)
+    services.round_start(round=centre_first)
+    services.round_close(round=centre_first)
+    relay.store(link, [{"seq": 11, "kind": "master", "round": 1,
+                        "master": {k: first.master[k] for k in ("word", "ref", "score")}}])
+    relay.advance(link)
+    game.refresh_from_db()
+    assert game.kept == kept
+
+    # Round 2 at the organiser: kept letters plus consonants only, rejected; then a whole new rack.
+    consonants = [ch for ch in organiser.bag if tileset.is_consonant(ch) and not tileset.is_vowel(ch)]
+    failing = kept + "".join(consonants[: 7 - len(kept)])
+    records = services.rack_reject(game=organiser, rack=failing)
+    second = services.round_draw(game=organiser)
+    services.round_start(round=second)
+    second = Round.objects.get(pk=second.pk)
+    assert second.rejected == records and second.kept == ""
+
+    # Cut off, centre 2 types the rack alone: refused, nothing changed.
+    with pytest.raises(ServiceError) as refused:
+        services.round_draw(game=game, rack=second.rack)
+    assert refused.value.code == "missing_kept"
+    assert game.rounds.count() == 1
+    # The rejection read out over the phone, recorded first: the rack is taken.
+    for record in second.rejected:
+        services.rack_reject(game=game, rack=record.lstrip("-").replace("+", ""))
+    typed = services.round_draw(game=game, rack=second.rack)
+    assert typed.typed and typed.rejected == second.rejected
+    relay.store(link, [{"seq": 20, "kind": "rack", "round": 2, "rack": second.rack, "rejected": second.rejected}])
+    relay.advance(link)
+    assert RelayRack.objects.get(link=link, seq=20).compared == RelayRack.Check.EQUAL
+    assert Round.objects.get(pk=typed.pk).rack == typed.rack
+
+
+@pytest.mark.parametrize("how", ["relayed", "typed"])
+def test_an_explosive_game_s_rack_is_taken_as_the_organiser_played_it(make_game, isolated_cache, how):
+    """In an explosive game the organiser's rack holds the letter its new blank became (no blank): a centre
+    takes it as drawn from its bag as it is, relayed or typed from the phone, and its bag follows the
+    organiser's (the letter out, the blank still in)."""
+    organiser = make_game(seed=5, variant="explosive")
+    drawn = services.round_draw(game=organiser)
+    assert "?" not in drawn.rack and drawn.replaced, drawn.rack  # the new blank became a letter
+    centre = make_game(seed=9, variant="explosive")
+    link = RelayLink.objects.create(game=centre, organiser_event="1", event=EVENT, event_game="M1",
+                                    relay_id="r" * 64, last_contact_at=timezone.now())
+    if how == "typed":
+        services.round_draw(game=centre, rack=drawn.rack)
+    relay.store(link, [_rack_item(10, 1, drawn.rack)])
+    relay.advance(link)
+    played = centre.rounds.get(number=1)
+    assert played.rack == drawn.rack
+    assert RelayRack.objects.get(link=link, seq=10).compared == (
+        RelayRack.Check.RELAYED if how == "relayed" else RelayRack.Check.EQUAL)
+    organiser.refresh_from_db()
+    centre.refresh_from_db()
+    assert sorted(centre.bag) == sorted(organiser.bag) and "?" in centre.bag

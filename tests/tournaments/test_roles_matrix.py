@@ -228,6 +228,7 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "game-review-data": (op("GET", G_ARB_PLAYER),),
     "training": (op("GET", PUBLIC),),
     "training-rounds": (op("GET", PUBLIC),),
+    "training-start": (op("POST", PUBLIC),),  # a topping round's start, for the trainee (as training-judge)
     "training-judge": (op("POST", PUBLIC),),
     "training-result": (op("POST", PUBLIC),),
     "training-result-page": (op("GET", PUBLIC),),

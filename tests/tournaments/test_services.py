@@ -7,6 +7,7 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from engine.board import Board
@@ -226,8 +227,15 @@ def test_slip_after_the_deadline_is_refused_by_the_server_clock(game, make_playe
                      now=late)
     assert (error.code, error.status) == ("round_closed", 409)
     rnd.refresh_from_db()
-    # The deadline alone decides, and the first request after it closes the round: here the late slip.
-    assert rnd.status == Round.Status.CLOSED and rnd.closed_at == late
+    # The deadline alone decides for a slip that does not say when it was sent. The round stays open while
+    # a phone's slip may be on its way (ARBITER_TRANSIT_SECONDS); the first request after that closes it.
+    assert rnd.status == Round.Status.OPEN
+    after = at_deadline + timedelta(seconds=settings.ARBITER_TRANSIT_SECONDS, milliseconds=1)
+    error = error_of(services.slip_submit, round=rnd, player=player, word="WORLD", ref="H4", score=1, key="k3",
+                     now=after)
+    assert (error.code, error.status) == ("round_closed", 409)
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.CLOSED and rnd.closed_at == after
     assert Result.objects.get(round=rnd, player=player).slip.key == "k1"
     # Replaying the slip accepted in time is still answered, unchanged.
     slip, created = services.slip_submit(round=rnd, player=player, word="HELLO", ref="H4", score=1, key="k1",

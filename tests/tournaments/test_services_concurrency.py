@@ -9,7 +9,7 @@ from django.db import connection
 
 from tournaments import services
 from tournaments.errors import Conflict
-from tournaments.models import LogEntry, Result, Slip
+from tournaments.models import LateSlip, LogEntry, Result, Slip
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,5 +86,10 @@ def test_slips_racing_the_close_are_either_judged_or_refused(make_game, make_pla
     outcomes = run_together(len(players), work)
     accepted = {players[i].pk for i, outcome in enumerate(outcomes) if outcome == "accepted"}
     assert all(outcome in ("accepted", "round_closed") for outcome in outcomes[1:])
-    judged = {r.player_id for r in Result.objects.filter(round=rnd).exclude(reason="no_slip")}
+    refused = {players[i].pk for i, outcome in enumerate(outcomes) if i and outcome == "round_closed"}
+    reasons = {r.player_id: r.reason for r in Result.objects.filter(round=rnd)}
+    judged = {player for player, reason in reasons.items() if reason not in ("no_slip", "late")}
     assert judged == accepted  # every slip accepted was judged; none slipped in after the results
+    # A slip that lost the race is on record as late, never judged: the player's result reads late.
+    assert {player for player, reason in reasons.items() if reason == "late"} == refused
+    assert set(LateSlip.objects.filter(round=rnd).values_list("player_id", flat=True)) == refused

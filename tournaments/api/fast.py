@@ -22,11 +22,12 @@ from django.conf import settings
 from django.db import OperationalError, close_old_connections, connections
 from django.http.request import split_domain_port, validate_host
 
+from tournaments.arriving import SLIPS_PATH
 from tournaments.limits import REF_MAX, SCORE_MAX, SENT_MS_MAX, SEQ_MAX, SLIP_KEY_MAX, WORD_MAX
 
 logger = logging.getLogger(__name__)
 
-PATH = re.compile(r"/api/games/(\d{1,18})/rounds/(\d{1,9})/slips")
+PATH = SLIPS_PATH  # a round's slips: the path the web processes note from arrival to answer too
 FIELDS = {"word", "ref", "score", "key", "seq", "sent_ms"}
 WORD = re.compile(r"[A-Za-z]+")
 HEADERS = [

@@ -509,7 +509,9 @@ class SlipSubmitSerializer(SlipFieldsMixin):
     sent_ms = StrictIntegerField(
         required=False, allow_null=True, min_value=0, max_value=SENT_MS_MAX, default=None,
         help_text="When the phone sent the slip, in ms since the epoch on its server-corrected clock (a retry "
-        "keeps it). Only information, never what decides: a slip refused as late (409 round_closed) keeps it "
+        "keeps it). It decides only for a slip on its way at the deadline: sent before it and arriving at most "
+        "TRANSIT_SECONDS after it, the slip is in time; else the arrival decides. A slip refused as late (409 "
+        "round_closed) keeps it "
         "for the arbitrator (sent_at, and error.fields.sent_before) when plausible: not before the round "
         "started, not after the arrival by more than SENT_AHEAD_MAX_SECONDS; else it is kept as absent.",
     )
@@ -632,6 +634,9 @@ class RoundDrawnSerializer(serializers.Serializer):
     rejected = serializers.ListField(child=serializers.CharField())
     status = serializers.CharField()
     typed = serializers.BooleanField()
+    replaced = serializers.CharField(
+        help_text="Explosive: the letter that took the new blank's place (a typed rack: take it out of the bag "
+                  "and put the blank back); empty when the blank stayed, and in any other game.")
 
 
 class RoundStartedSerializer(serializers.Serializer):
@@ -925,6 +930,8 @@ class GameTotalSerializer(serializers.Serializer):
     game = serializers.IntegerField()
     number = serializers.IntegerField()
     total = serializers.IntegerField()
+    seconds = serializers.IntegerField(
+        required=False, help_text="Topping only: the player's time in seconds in this game (null: not in it).")
 
 
 class TournamentStandingRowSerializer(BodySerializer):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 
 from django.core.cache import cache
@@ -22,6 +23,8 @@ from tournaments.models import Game, LogEntry, Player, Result, Round
 from tournaments.relay_models import RelayLink, RelayRack
 from tournaments.topping_selectors import progress_finders
 from tournaments.versions import cache_available, game_version, live_key, progress_mark
+
+logger = logging.getLogger(__name__)
 
 SNAPSHOT_TIMEOUT = 600
 SNAPSHOT_BUILD_SECONDS = 5.0
@@ -81,6 +84,10 @@ def build_snapshot(game_id: int) -> dict | None:
         "round": current.number if current is not None else None,
         "round_status": current.status if current is not None else None,
         "deadline": current.deadline.isoformat() if current is not None and current.deadline else None,
+        # The round's start and the arbitrator's extensions: a topping phone's running time counts from the
+        # start (pauses included) and stops at the round's time with its extensions (docs/rules.md 7.5).
+        "started_at": current.started_at.isoformat() if current is not None and current.started_at else None,
+        "extended_seconds": current.extended_seconds if current is not None else 0,
         "game": public,
         "last": last,
         "progress": progress,
@@ -155,10 +162,10 @@ def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
     # Each player's own line and last result, kept apart: a phone fetches its own few hundred bytes rather
     # than every player's rows (a thousand phones at the close).
     players = {row["player"]: {"standing": row, "result": None} for row in rows}
+    bonus_of = bonus_reader(last_closed) if last_closed is not None else None
     for result in detail.get("results") or []:
         players.setdefault(result["player"], {"standing": None, "result": None})
-        players[result["player"]]["result"] = {"round": last_closed.number, **result,
-                                               "bonus": bonus_paid(last_closed, result)}
+        players[result["player"]]["result"] = {"round": last_closed.number, **result, "bonus": bonus_of(result)}
     cache.set(key, (last, rows, players), timeout=SNAPSHOT_TIMEOUT)
     return last, rows, players
 
@@ -253,6 +260,7 @@ def _cached_snapshot(game_id: int) -> dict | None:
         snapshot = cache.get(key)
         if snapshot is not None:
             return snapshot
+        began = time.monotonic()
         snapshot = build_snapshot(game_id)
         if snapshot is None:
             return None
@@ -266,30 +274,39 @@ def _cached_snapshot(game_id: int) -> dict | None:
             cache.set_many({_player_key(game_id, digest, pid): row for pid, row in players.items()},
                            timeout=SNAPSHOT_TIMEOUT)
         cache.set_many({key: snapshot, latest_key: snapshot}, timeout=SNAPSHOT_TIMEOUT)
+        logger.info("snapshot of game %s at version %s built in %.0f ms (%d players)", game_id, version,
+                    (time.monotonic() - began) * 1000, len(players))
     finally:
         cache.delete(lock)
     return snapshot
 
 
-def bonus_paid(round, result: dict) -> int:
-    """The bingo bonus in a result's pay (50 for 7 tiles placed; 75 for 8 in 7 et 8): the bonus of the tiles
-    its word placed at the placement paid, on the round's board; 0 for a result that pays nothing."""
+def bonus_reader(round):
+    """The bingo bonus in a result's pay (50 for 7 tiles placed; 75 for 8 in 7 et 8), for the results of one
+    round: ``bonus_reader(round)(result)`` is the bonus of the tiles its word placed at the placement paid, on
+    the round's board; 0 for a result that pays nothing. The board and the tournament's setting are made once
+    (for the thousands of results of a festival's round, not once each)."""
     from engine.board import Board
+    from tournaments.setting import setting_of
+
+    setting = setting_of(round.game.tournament)
+    board = Board.from_rows(round.board)
+    return lambda result: _bonus(result, setting, board)
+
+
+def _bonus(result: dict, setting, board) -> int:
     from engine.judging import read_word
     from engine.layout import SIZE
     from engine.notation import RefError, WordError, parse_ref, parse_word
-    from tournaments.setting import setting_of
 
     where = result.get("placement") or result.get("ref")
     if not result.get("paid") or not result.get("word") or not where:
         return 0
-    setting = setting_of(round.game.tournament)
     try:
         ref = parse_ref(where, setting.labelling)
         word = parse_word(read_word(result["word"], setting.tileset, setting.lexicon), setting.tileset)
     except (RefError, WordError, ValueError):
         return 0
-    board = Board.from_rows(round.board)
     squares = [(ref.row, ref.col + i) if ref.horizontal else (ref.row + i, ref.col) for i in range(len(word))]
     placed = sum(1 for row, col in squares if row < SIZE and col < SIZE and not board.tile(row, col))
     return setting.rules.bonus_for(placed)

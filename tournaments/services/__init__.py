@@ -68,7 +68,14 @@ from .slips import (
     slip_submit,
     slip_text,
 )
-from .training import TRAINING_CHOICES, training_judge, training_result, training_set, training_trainee
+from .training import (
+    TRAINING_CHOICES,
+    training_judge,
+    training_result,
+    training_set,
+    training_start,
+    training_trainee,
+)
 
 __all__ = [
     "CHANGEABLE_AFTER_START",
@@ -139,6 +146,7 @@ __all__ = [
     "training_judge",
     "training_result",
     "training_set",
+    "training_start",
     "training_trainee",
     "TRAINING_CHOICES",
     "tournament_role",

@@ -4,6 +4,7 @@ the deadline, the sweep, or whoever reads the game first after it)."""
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -13,7 +14,7 @@ from tournaments.errors import Conflict
 from tournaments.models import Round
 from tournaments.versions import notify_game_changed
 
-from .close import round_close
+from .close import round_close, since_deadline_ms
 from .logbook import log
 from .roles import act_as, require_head
 from .schedule import schedule_close as _schedule_close
@@ -55,7 +56,42 @@ def round_close_if_due(*, round_id: int, now: datetime | None = None, wait: bool
                                  paused_at__isnull=True).first()  # a paused round never closes
     if round is None:
         return False
-    return round_close(round=round, now=now, wait=wait)
+    waited = wait_for_arriving(round, wait=wait, now=now)
+    if waited is None:
+        return False
+    return round_close(round=round, now=timezone.now() if waited else now, wait=wait)
+
+
+def wait_for_arriving(round: Round, *, wait: bool, now: datetime | None = None) -> bool | None:
+    """Before a close at the deadline: until ARBITER_TRANSIT_SECONDS past it (slips in transit), then while
+    slips that arrived in time are still queued in the web processes (tournaments/arriving.py), up to
+    ARBITER_CLOSE_WAIT_SECONDS past the deadline, wait (``wait``) or leave the close to the clock (None).
+    Returns whether it waited. ``now``: the time of the close on the way (a request's arrival, the sweep's
+    time), for the transit."""
+    from django.conf import settings
+
+    from tournaments.arriving import still_arriving
+
+    limit = round.deadline + timedelta(seconds=settings.ARBITER_CLOSE_WAIT_SECONDS)
+    waited = False
+    began = time.monotonic()
+    # Slips on their way at the deadline are in time for ARBITER_TRANSIT_SECONDS after it (services/slips
+    # in_transit): no close, so no result shown, before then.
+    transit_ends = round.deadline + timedelta(seconds=settings.ARBITER_TRANSIT_SECONDS)
+    if (now or timezone.now()) < transit_ends:
+        if not wait:
+            return None
+        time.sleep(max(0.0, (transit_ends - timezone.now()).total_seconds()))
+        waited = True
+    while timezone.now() < limit and still_arriving(round.game_id, round.deadline):
+        if not wait:
+            return None
+        time.sleep(settings.ARBITER_CLOSE_WAIT_POLL_SECONDS)
+        waited = True
+    if waited:
+        logger.info("the close of game %s waited %.0f ms for slips still arriving (until its deadline %+.0f ms)",
+                    round.game_id, (time.monotonic() - began) * 1000, since_deadline_ms(round))
+    return waited
 
 
 def game_close_if_due(*, game_id: int, now: datetime | None = None) -> bool:
@@ -81,6 +117,8 @@ def rounds_close_overdue(*, now: datetime | None = None) -> int:
     overdue = Round.objects.filter(status=Round.Status.OPEN, deadline__lte=now, paused_at__isnull=True)
     for round in overdue.order_by("deadline"):
         try:
+            if wait_for_arriving(round, wait=False, now=now) is None:
+                continue  # slips still arriving: the clock's close waits for them
             if round_close(round=round, now=now):
                 closed += 1
         except Exception:  # one round that cannot close must not keep the others open

@@ -101,8 +101,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
                 draw = draw_rack(bag, game.kept, number, rng, setting.tileset, setting.rules,
                                  choose_blank=_blank_chooser(game, setting))
             else:
-                draw = check_typed_rack(bag, game.kept, read_typed_rack(rack, setting.tileset), number,
-                                        setting.tileset, setting.rules, after_rejection=after_rejection)
+                draw = typed_draw(game, setting, bag, game.kept, rack, number, after_rejection=after_rejection)
         except RackError as error:
             if error.code != "game_over":
                 raise rack_refused(error) from None
@@ -118,6 +117,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
                 drawn=draw.drawn,
                 rejected=rejected,
                 typed=rack is not None,
+                replaced=draw.replaced,
                 board=game.board,
                 bag_after="".join(draw.bag),
             )
@@ -137,6 +137,38 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
     if over:
         raise Conflict("game_over", params={"why": PACK_END if sealed else "no_valid_rack"})
     return round
+
+
+def typed_draw(game: Game, setting, bag: list[str], kept: str, rack: str, number: int, *,
+               after_rejection: bool = False):
+    """A rack typed from the real bag, checked against ``bag`` and ``kept`` (engine's Draw, or RackError).
+    An explosive game's new blank becomes a letter as in a random draw, from the game's seeded sequence
+    (``game.draws`` moves on; the caller saves it): the arbitrator then swaps the blank for that letter in
+    the real bag. A multiplex centre's explosive rack (the organiser's, relayed or read out over the
+    phone) already holds the letter its blank became: it is checked as drawn from the bag as it is."""
+    letters = read_typed_rack(rack, setting.tileset)
+    if setting.rules.explosive and _follows_organiser(game):
+        return check_typed_rack(bag, kept, letters, number, setting.tileset, _rules_as_played(setting),
+                                after_rejection=after_rejection)
+    rng = None
+    if setting.rules.explosive:
+        rng = random.Random(f"{game.seed}:{game.draws}")
+        game.draws += 1
+    return check_typed_rack(bag, kept, letters, number, setting.tileset, setting.rules,
+                            after_rejection=after_rejection, choose_blank=_blank_chooser(game, setting), rng=rng)
+
+
+def _follows_organiser(game: Game) -> bool:
+    """Whether the game follows an organiser's live game (a multiplex centre's: tournaments/relay.py)."""
+    from tournaments.relay_models import RelayLink
+
+    return RelayLink.objects.filter(game_id=game.pk).exists()
+
+
+def _rules_as_played(setting):
+    """The rules to check a rack as someone else drew it (a sealed pack's, an organiser's): an explosive rack
+    already holds the letter its blank became, so it is checked as drawn from the bag as it is."""
+    return replace(setting.rules, explosive=False) if setting.rules.explosive else setting.rules
 
 
 def _blank_chooser(game: Game, setting):
@@ -159,9 +191,7 @@ def _pack_draw(game: Game, number: int, bag: list[str], setting):
     letters = letters.replace("+", "")
     whole_new = bool(rejected) or not Counter(game.kept) <= Counter(letters)
     try:
-        # An explosive pack's rack holds the letter its blank became: checked as drawn from the bag as it is.
-        rules = replace(setting.rules, explosive=False) if setting.rules.explosive else setting.rules
-        draw = check_typed_rack(bag, game.kept, letters, number, setting.tileset, rules,
+        draw = check_typed_rack(bag, game.kept, letters, number, setting.tileset, _rules_as_played(setting),
                                 after_rejection=whole_new)
     except RackError:
         raise Conflict("pack_sequence", params={"why": "bag", "round": number}) from None

@@ -15,13 +15,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine.drawing import RackError, check_typed_rack
+from engine.drawing import RackError
 from tournaments.errors import Conflict, ServiceError
 from tournaments.limits import REASON_MAX, TYPED_RACK_MAX
 from tournaments.models import Game, Round, Slip
 from tournaments.versions import notify_game_changed
 
-from .draw import rack_refused
+from .draw import rack_refused, typed_draw
 from .logbook import log
 from .roles import act_as, require_head
 from .schedule import schedule_close, schedule_tops
@@ -230,12 +230,14 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
             raise Conflict("round_not_drawn", params={"round": current.number})
         game = Game.objects.select_for_update().select_related("tournament").get(pk=current.game_id)
         setting = setting_of(game.tournament)
-        bag = list(game.bag) + list(current.drawn)  # the bag as it was before this rack was drawn
+        # The bag as it was before this rack was drawn (an explosive rack's letter back in it, its blank out).
+        bag = list(game.bag) + list(current.drawn)
         try:
-            draw = check_typed_rack(bag, current.kept, rack, current.number, setting.tileset, setting.rules)
+            # As a typed draw: an explosive game's blank becomes the letter of the fixed rack's top.
+            draw = typed_draw(game, setting, bag, current.kept, rack, current.number)
         except RackError as error:
             raise rack_refused(error) from None
-        if draw.rack == current.rack:
+        if (draw.rack, draw.replaced) == (current.rack, current.replaced):
             raise Conflict("same_rack", fields={"rack": ["unchanged"]},
                            params={"rack": draw.rack})
         new_bag = "".join(draw.bag)
@@ -243,13 +245,15 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
                             typed_before=current.typed)
         Round.objects.filter(pk=current.pk).update(
             rack=draw.rack, kept=draw.kept, drawn=draw.drawn, bag_after=new_bag, typed=True, tops_ready=False,
-            tops=[], top_score=None, master=None, incidents=incidents,
+            tops=[], top_score=None, master=None, incidents=incidents, replaced=draw.replaced,
         )
         before = {"rack": current.rack, "bag": game.bag}
         game.bag = new_bag
-        game.save(update_fields=["bag"])
-        log(game=game, round=current, action="rack_fix", actor=actor, reason=text, before=before,
-            after={"rack": draw.rack, "bag": new_bag})
+        game.save(update_fields=["bag", "draws"])
+        after = {"rack": draw.rack, "bag": new_bag}
+        if draw.replaced:  # explosive: the letter that took the new blank's place
+            after["replaced"] = draw.replaced
+        log(game=game, round=current, action="rack_fix", actor=actor, reason=text, before=before, after=after)
         notify_game_changed(game.pk)
         round_id = current.pk
         transaction.on_commit(lambda: schedule_tops(round_id))

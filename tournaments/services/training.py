@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 
@@ -15,9 +16,10 @@ from engine.judging import Slip as EngineSlip
 from engine.judging import judge_slip, zero
 from engine.tally import warning_deduction
 from tournaments import selectors
-from tournaments.errors import ServiceError
+from tournaments.errors import Conflict, ServiceError
 from tournaments.limits import TRAINEE_KEY_MAX
 from tournaments.models import Game, hash_token
+from tournaments.topping_selectors import is_topping, player_seconds
 from tournaments.training_selectors import (
     RESULT_SALT,
     VERDICT_SALT,
@@ -69,6 +71,50 @@ def _first_key(game: Game, trainee: str, number: int) -> str:
     return live_key(game.pk, "training-first", int(game.created_at.timestamp()), trainee, number)
 
 
+def _start_key(game: Game, trainee: str, number: int) -> str:
+    return live_key(game.pk, "training-start", int(game.created_at.timestamp()), trainee, number)
+
+
+def _tries_key(game: Game, trainee: str, number: int) -> str:
+    return live_key(game.pk, "training-tries", int(game.created_at.timestamp()), trainee, number)
+
+
+def training_start(*, game: Game, number: int, trainee: str) -> dict:
+    """Topping: the trainee's round ``number`` starts now on the server's clock, their time runs from here.
+    Only the first start of a round counts (kept as long as a round's first verdict): starting the round again
+    does not give back the time. In any other game nothing is kept."""
+    round = training_round(game, number)
+    if not is_topping(game.tournament):
+        return {"round": round.number, "topping": False}
+    cache.add(_start_key(game, trainee, round.number), time.time(), timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
+    started = cache.get(_start_key(game, trainee, round.number))
+    return {"round": round.number, "topping": True, "round_seconds": game.tournament.rules.round_seconds,
+            "elapsed": max(0, math.floor(time.time() - started))}
+
+
+def _topping_try(game: Game, round, trainee: str, word: str, paid: int) -> dict:
+    """A topping try in training (docs/rules.md 7.5): found when it pays the top within the round's time from
+    the trainee's start (``training_start``; 409 ``training_not_started`` without one). The round is over for
+    the trainee (``final``) once a try finds the top, or with an empty word (given up, or the clock ran out),
+    or when the round's time has gone by; a wrong try before then is counted and the trainee tries again."""
+    rules = game.tournament.rules
+    started = cache.get(_start_key(game, trainee, round.number))
+    if started is None:
+        raise Conflict("training_not_started", params={"round": round.number})
+    elapsed = max(0, math.floor(time.time() - started))
+    in_time = elapsed <= rules.round_seconds
+    found = bool(word) and in_time and paid == round.top_score
+    final = found or not word or not in_time
+    tries = _tries_key(game, trainee, round.number)
+    cache.add(tries, 0, timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
+    if not final:
+        cache.incr(tries)
+    wrong = int(cache.get(tries) or 0)
+    seconds = rules.topping_seconds(elapsed if found else None, wrong)
+    return {"found": found, "final": final, "elapsed": elapsed, "found_after": elapsed if found else None,
+            "wrong_tries": wrong, "seconds": seconds}
+
+
 def training_judge(*, game: Game, number: int, word: str, ref: str, score: int | None,
                    trainee: str | None = None) -> dict:
     """Judge one training slip on round ``number`` as the close would (an empty word: no slip), and show the
@@ -86,10 +132,15 @@ def training_judge(*, game: Game, number: int, word: str, ref: str, score: int |
                                EngineSlip(word, ref or None, score), setting.lexicon, setting.tileset,
                                setting.rules, labelling=setting.labelling)
     key = trainee or training_trainee(game=game)
-    counted = cache.add(_first_key(game, key, round.number), 1, timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
-    proof = signing.dumps({"g": game.pk, "r": round.number, "p": judgement.paid, "o": judgement.outcome,
-                           "k": key, "c": 1 if counted else 0, "at": time.time_ns()},
-                          salt=VERDICT_SALT, compress=True)
+    topping = _topping_try(game, round, key, word, judgement.paid) if is_topping(game.tournament) else None
+    # Topping: the verdict that counts is the round's last try (the top found, or given up), not its first.
+    counted = (topping is None or topping["final"]) and cache.add(
+        _first_key(game, key, round.number), 1, timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
+    signed = {"g": game.pk, "r": round.number, "p": judgement.paid, "o": judgement.outcome,
+              "k": key, "c": 1 if counted else 0, "at": time.time_ns()}
+    if topping is not None:
+        signed.update(s=topping["seconds"], f=1 if topping["found"] else 0)
+    proof = signing.dumps(signed, salt=VERDICT_SALT, compress=True)
     master = round.master or {}
     return {
         "round": round.number,
@@ -107,6 +158,7 @@ def training_judge(*, game: Game, number: int, word: str, ref: str, score: int |
         "master": {"word": master.get("word"), "ref": master.get("ref"), "score": master.get("score")},
         "proof": proof,
         "counted": counted,  # False: a retry, practice, not counted
+        "topping": topping,  # topping: the trainee's time in the round; None in any other game
     }
 
 
@@ -162,8 +214,15 @@ def training_result(*, game: Game, name: str, proofs: list[str]) -> dict:
     tops = sum(r.top_score or 0 for r in rounds)
     standings = selectors.game_standings(game=game)
     rank = 1 + sum(1 for row in standings if row["total"] > total)
+    times = {}
+    if is_topping(game.tournament):
+        # Topping: ranked by time, the lowest first, among the players' times in the real game.
+        seconds = sum(verdicts[r.number].get("s", 0) for r in rounds)
+        played = player_seconds(game=game)
+        rank = 1 + sum(1 for row in played.values() if row["seconds"] < seconds)
+        times = {"sec": seconds, "fd": sum(verdicts[r.number].get("f", 0) for r in rounds), "nr": len(rounds)}
     # The trainee is ranked among the game's players, so they are one more: "3 of 3", never "3 of 2".
     body = {"g": game.pk, "n": trainee_name(name), "t": total, "tt": tops,
-            "rk": rank, "np": len(standings) + 1, "w": warnings}
+            "rk": rank, "np": len(standings) + 1, "w": warnings, **times}
     token = signing.dumps(body, salt=RESULT_SALT, compress=True)
     return {**shown_result(body), "token": token}

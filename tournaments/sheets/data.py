@@ -45,6 +45,7 @@ class StandingRow:
     game_totals: tuple[int | None, ...] = ()  # tournament sheets: one per game (None: did not play)
     series_rank: int | None = None  # rank among the players of the same series
     seconds: int | None = None  # topping: the total time in seconds, the lowest first (None in any other game)
+    game_seconds: tuple[int | None, ...] = ()  # topping tournament sheets: each game's time (None: did not play)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,11 @@ class ScoresheetRound:
     # "corrected": the arbitrator corrected the slip or ruled on its result; "late": a late slip admitted
     # (the venue's fault); "": the slip as handed in.
     mark: str = ""
+    # Topping: the round's time charged in seconds (the top found after found_after seconds plus any wrong
+    # tries' cost, or the round's time plus the penalty; found_after None), and the running total of times.
+    seconds: int | None = None
+    found_after: int | None = None
+    total_seconds: int | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,17 @@ class Scoresheet:
     top_total: int = 0
     solo_points: int = 0  # added at the end of the game
     warning_points: int = 0  # deducted at the end of the game (positive number)
+    timed: bool = False  # topping: the rounds show their times, the summary the total time
+
+
+@dataclass(frozen=True)
+class RecordTimes:
+    """Topping: one player's line of the game record's times."""
+
+    rank: int
+    name: str
+    seconds: tuple[int, ...] = ()  # per round of GameRecord.time_rounds
+    total: int = 0
 
 
 @dataclass(frozen=True)
@@ -119,3 +136,6 @@ class GameRecord:
     # The arbitration log's chain heads (tournaments/logchain.py): (round number, 0 for the game's last
     # entry; the entry's place in the chain; its SHA-256), printed so a paper copy can prove the log unaltered.
     log_heads: tuple[tuple[int, int, str], ...] = ()
+    # Topping: each player's seconds in each closed round (time_rounds: their numbers), ranked by the total.
+    time_rounds: tuple[int, ...] = ()
+    times: tuple[RecordTimes, ...] = ()

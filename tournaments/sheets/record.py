@@ -27,6 +27,10 @@ _COLUMNS = (
     (pgettext_lazy("sheet column", "Ties"), 46),
     (pgettext_lazy("sheet column", "Cumulative"), 60),
 )
+# Topping's times: rank, player, a column per round (as many as fit, the rest in the next table), total.
+_TIMES_ROUNDS = 15
+_TIMES_ROUND_WIDTH = 23
+_TIMES_NAME_WIDTH = 100
 _HEADING = ParagraphStyle("heading", fontName=SANS_BOLD, fontSize=11, leading=14, spaceAfter=4)
 _NOTE = ParagraphStyle("note", fontName=SANS, fontSize=7.5, leading=9)
 
@@ -63,6 +67,30 @@ def _rounds_table(record: GameRecord) -> Table:
         ("TEXTCOLOR", (2, 1), (2, -1), colors.Color(0.45, 0.1, 0.1)),
     ]
     return Table(rows, colWidths=[width for _title, width in _COLUMNS], repeatRows=1, style=style, hAlign="LEFT")
+
+
+def _times_story(record: GameRecord) -> list:
+    """Topping: each player's seconds in each round and their total, the lowest total first, in tables of
+    ``_TIMES_ROUNDS`` rounds (the total in each)."""
+    if not record.times:
+        return []
+    story = [Spacer(0, 8), Paragraph(typeset(_("Times (s)")), _HEADING)]
+    numbers = record.time_rounds
+    for start in range(0, max(len(numbers), 1), _TIMES_ROUNDS):
+        chunk = numbers[start:start + _TIMES_ROUNDS]
+        rows = [[pgettext("sheet column", "Rank"), pgettext("sheet column", "Name"),
+                 *[pgettext("sheet column: round number", "R%(number)s") % {"number": n} for n in chunk],
+                 pgettext("sheet column", "Total (s)")]]
+        for line in record.times:
+            rows.append([str(line.rank), fit(line.name, _TIMES_NAME_WIDTH - 6, SANS, 8),
+                         *[str(seconds) for seconds in line.seconds[start:start + _TIMES_ROUNDS]], str(line.total)])
+        style = grid_style(numeric_from=2) + [("ALIGN", (0, 0), (0, -1), "RIGHT"),
+                                              ("FONT", (-1, 1), (-1, -1), SANS_BOLD, 8)]
+        widths = [26, _TIMES_NAME_WIDTH, *[_TIMES_ROUND_WIDTH] * len(chunk), 44]
+        story += [Table(rows, colWidths=widths, repeatRows=1, style=style, hAlign="LEFT"), Spacer(0, 4)]
+    note = _("Topping: each round's time is the seconds taken to hand in the top (with the cost of wrong tries), "
+             "or the round's time plus the penalty when the top was not found; the lowest total ranks first.")
+    return [*story, Paragraph(typeset(note), _NOTE)]
 
 
 def _log_chain_story(record: GameRecord) -> list:
@@ -120,6 +148,7 @@ def render_record(record: GameRecord) -> bytes:
                 )),
                 _NOTE,
             ),
+            *_times_story(record),
             *incidents_story(record.rounds),
             *_log_chain_story(record),
             Spacer(0, 10),

@@ -40,6 +40,12 @@ _COLUMNS = (
     (pgettext_lazy("sheet column: running total", "Total"), 34),
     (pgettext_lazy("sheet column: running sum of the tops", "Tops"), 34),
 )
+# Topping: the round's time and the running total of times instead of the running points and tops.
+# The reason gives up 16 points for the times' titles ("Temps (s)"): the page's width (527) holds the columns.
+_TIMED_COLUMNS = (*_COLUMNS[:7], (_COLUMNS[7][0], 57), *_COLUMNS[8:11],
+    (pgettext_lazy("sheet column", "Time (s)"), 42),
+    (pgettext_lazy("sheet column: running total of times", "Total (s)"), 42),
+)
 _WORD_CHARS = 15
 
 _TITLE = ParagraphStyle("player", fontName=SANS_BOLD, fontSize=15, leading=18)
@@ -70,7 +76,10 @@ def _legend(sheet: Scoresheet) -> str:
     return " · ".join(parts)
 
 
-def _round_cells(line: ScoresheetRound) -> list:
+def _round_cells(line: ScoresheetRound, timed: bool = False) -> list:
+    running = (["" if line.seconds is None else str(line.seconds),
+                "" if line.total_seconds is None else str(line.total_seconds)] if timed
+               else [str(line.total), str(line.top_total)])
     return [
         str(line.number),
         line.rack,
@@ -83,13 +92,13 @@ def _round_cells(line: ScoresheetRound) -> list:
         fit(line.top_word, 70, MONO, 8),
         line.top_ref,
         str(line.top_score),
-        str(line.total),
-        str(line.top_total),
+        *running,
     ]
 
 
 def _rounds_table(sheet: Scoresheet) -> Table:
-    rows = [[str(title) for title, _width in _COLUMNS]] + [_round_cells(line) for line in sheet.rounds]
+    columns = _TIMED_COLUMNS if sheet.timed else _COLUMNS
+    rows = [[str(title) for title, _width in columns]] + [_round_cells(line, sheet.timed) for line in sheet.rounds]
     style = grid_style(numeric_from=4, numeric_to=5)
     style += [
         ("ALIGN", (0, 0), (0, -1), "RIGHT"),
@@ -109,7 +118,7 @@ def _rounds_table(sheet: Scoresheet) -> Table:
             style.append(("BACKGROUND", (4, index), (7, index), ZERO_TINT))
         if line.paid and line.paid == line.top_score:
             style.append(("BACKGROUND", (2, index), (2, index), TOP_TINT))
-    return Table(rows, colWidths=[width for _title, width in _COLUMNS], repeatRows=1, style=style)
+    return Table(rows, colWidths=[width for _title, width in columns], repeatRows=1, style=style)
 
 
 def _summary_table(sheet: Scoresheet) -> Table:
@@ -127,7 +136,19 @@ def _summary_table(sheet: Scoresheet) -> Table:
                 f"\u2212{sheet.warning_points}",
             ]
         )
-    if summary is not None:
+    if summary is not None and sheet.timed:
+        # Topping: the time decides; the points stay above.
+        bold.append(len(rows))
+        total_seconds = summary.seconds if summary.seconds is not None else (
+            sheet.rounds[-1].total_seconds if sheet.rounds else 0)
+        rows.append([_("Total time (s)"), str(total_seconds)])
+        rows.append([_("Tops found"), _("%(found)s of %(rounds)s") % {"found": summary.tops,
+                                                                        "rounds": len(sheet.rounds)}])
+        rank = (_("%(rank)s of %(players)s") % {"rank": summary.rank, "players": sheet.players}
+                if sheet.players else str(summary.rank))
+        bold.append(len(rows))
+        rows.append([pgettext("scoresheet summary", "Rank"), rank])
+    elif summary is not None:
         bold.append(len(rows))
         rows.append([pgettext("scoresheet summary", "Total"), str(summary.total)])
         rows.append([_("Sum of the tops"), str(top_total)])
@@ -165,8 +186,14 @@ def _player_story(sheet: Scoresheet) -> list:
         facts.append(_("series %(series)s") % {"series": escape(printable(sheet.series, SANS))})
     rounds = len(sheet.rounds)
     facts.append(ngettext("%(n)s round", "%(n)s rounds", rounds) % {"n": rounds})
-    note = _("A lowercase letter is a blank. Rack: the letters kept from the round before, then the new "
-             "ones. Total and Tops are cumulative; solos and warning costs are settled at the end of the game.")
+    if sheet.timed:
+        note = _("A lowercase letter is a blank. Rack: the letters kept from the round before, then the new "
+                 "ones. Topping: Time is the seconds taken to hand in the top (with the cost of wrong tries), or "
+                 "the round's time plus the penalty when the top was not found; Total (s) is cumulative and ranks "
+                 "the players, the lowest first.")
+    else:
+        note = _("A lowercase letter is a blank. Rack: the letters kept from the round before, then the new "
+                 "ones. Total and Tops are cumulative; solos and warning costs are settled at the end of the game.")
     legend = _legend(sheet)
     if legend:
         note += " " + legend + "."

@@ -10,7 +10,16 @@ from engine import notation
 from tournaments import selectors
 from tournaments.models import Game, Player, Result, Round, Tournament
 
-from .data import GameRecord, Header, RecordRound, Scoresheet, ScoresheetRound, StandingRow, Standings
+from .data import (
+    GameRecord,
+    Header,
+    RecordRound,
+    RecordTimes,
+    Scoresheet,
+    ScoresheetRound,
+    StandingRow,
+    Standings,
+)
 from .incidents import incident_lines
 
 
@@ -80,6 +89,7 @@ def _standing_row(row: dict) -> StandingRow:
         game_totals=tuple(entry["total"] for entry in row.get("games", ())),
         series_rank=row.get("series_rank"),
         seconds=row.get("seconds"),
+        game_seconds=tuple(entry.get("seconds") for entry in row.get("games", ()) if "seconds" in entry),
     )
 
 
@@ -155,15 +165,34 @@ def _marks(game: Game, player: Player | None = None) -> dict[tuple[int, int], st
     return marks
 
 
+def _topping_times(game: Game) -> dict[tuple[int, int], dict] | None:
+    """Topping: (player id, round number) -> {"seconds", "found_after", ...} over the closed rounds
+    (tournaments/topping_selectors.py); None in any other game."""
+    from tournaments.topping_selectors import is_topping, round_times
+
+    if not is_topping(game.tournament):
+        return None
+    rounds = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number"))
+    times = round_times(game=game, rounds=rounds)
+    return {(pid, r.number): t for r in rounds for pid, t in times[r.pk].items()}
+
+
 def _scoresheet(
     game: Game, player: Player, header: Header, standing: dict | None, players: int, racks: dict[int, str],
-    marks: dict[tuple[int, int], str],
+    marks: dict[tuple[int, int], str], times: dict[tuple[int, int], dict] | None = None,
 ) -> Scoresheet:
     lines = []
     labelling = game.tournament.coordinates
     tiles = game.tournament.tiles
+    total_seconds = 0
     for row in selectors.player_rounds(game=game, player=player):
         top = row.get("top") or {}
+        timed = {}
+        if times is not None:
+            time = times.get((player.pk, row["number"]), {})
+            total_seconds += time.get("seconds", 0)
+            timed = {"seconds": time.get("seconds"), "found_after": time.get("found_after"),
+                     "total_seconds": total_seconds}
         lines.append(
             ScoresheetRound(
                 number=row["number"],
@@ -180,6 +209,7 @@ def _scoresheet(
                 total=row["total"],
                 top_total=row["top_total"],
                 mark=marks.get((player.pk, row["number"]), ""),
+                **timed,
             )
         )
     return Scoresheet(
@@ -193,6 +223,7 @@ def _scoresheet(
         top_total=lines[-1].top_total if lines else 0,
         solo_points=(standing or {}).get("solo_points", 0),
         warning_points=(standing or {}).get("warning_points", 0),
+        timed=times is not None,
     )
 
 
@@ -200,7 +231,8 @@ def scoresheet_for(game: Game, player: Player) -> Scoresheet:
     standings = selectors.game_standings(game=game)
     standing = next((row for row in standings if row["player"] == player.pk), None)
     return _scoresheet(
-        game, player, header_for(game.tournament, game), standing, len(standings), _racks(game), _marks(game, player)
+        game, player, header_for(game.tournament, game), standing, len(standings), _racks(game), _marks(game, player),
+        _topping_times(game),
     )
 
 
@@ -213,7 +245,8 @@ def scoresheets_for(game: Game) -> list[Scoresheet]:
         Player.objects.in_game(game), key=lambda p: (p.table is None, p.table or 0, p.name.casefold(), p.pk)
     )
     marks = _marks(game)
-    return [_scoresheet(game, p, header, standings.get(p.pk), len(standings), racks, marks) for p in players]
+    times = _topping_times(game)
+    return [_scoresheet(game, p, header, standings.get(p.pk), len(standings), racks, marks, times) for p in players]
 
 
 def _in_language(tournament: Tournament, function, *args):
@@ -250,7 +283,24 @@ def game_record_sheet(game: Game) -> GameRecord:
         tileset=game.tournament.tileset,
         status="over" if game.status == Game.Status.OVER else "",
         log_heads=_log_heads(game),
+        **_record_times(game),
     )
+
+
+def _record_times(game: Game) -> dict:
+    """Topping: the game record's times, {"time_rounds", "times"}: each player's seconds in each closed round,
+    in the order of the game's standings (the lowest total first); {} in any other game."""
+    times = _topping_times(game)
+    if times is None:
+        return {}
+    numbers = tuple(sorted({number for _pid, number in times}))
+    rows = tuple(
+        RecordTimes(rank=row["rank"], name=row["name"],
+                    seconds=tuple(times.get((row["player"], n), {}).get("seconds", 0) for n in numbers),
+                    total=row["seconds"])
+        for row in selectors.game_standings(game=game)
+    )
+    return {"time_rounds": numbers, "times": rows}
 
 
 def _log_heads(game: Game) -> tuple[tuple[int, int, str], ...]:

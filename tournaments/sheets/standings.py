@@ -57,7 +57,9 @@ def _series(row: StandingRow) -> str:
 def _cells(row: StandingRow, name_width: float, games: int, timed: bool = False) -> list:
     game_cells = []
     if games:
-        totals = list(row.game_totals) + [None] * (games - len(row.game_totals))
+        # Topping: each game's time in seconds, as the ranking; any other game: its points.
+        per_game = row.game_seconds if timed and row.game_seconds else row.game_totals
+        totals = list(per_game) + [None] * (games - len(per_game))
         game_cells = ["" if total is None else str(total) for total in totals[:games]]
     return [
         str(row.rank),
@@ -123,6 +125,7 @@ def render_standings(standings: Standings) -> bytes:
             _("sum of the tops %(total)s") % {"total": standings.top_total},
             *([_("Topping: ranked by the total time in seconds, the lowest first; Total: the points")]
               if timed else []),
+            *([_("the game columns: each game's time in seconds")] if timed and games else []),
             _("Diff.: the player's total minus the sum of the tops"),
             _("Series: in brackets the rank within the series"),
             _("ties share a rank and are broken by the last game, then its last round, the round before...")

@@ -57,6 +57,10 @@ def review_texts() -> dict[str, str]:
         "yours": _("your play"),
         "corrected": _("corrected by the arbitrator"),
         "table": _("table %(n)s"),
+        # Topping: the player's time in a round, and over the game.
+        "time_found": _("Top found in %(n)s s: %(seconds)s s"),
+        "time_not_found": _("Top not found: %(seconds)s s"),
+        "times": _("%(seconds)s s in all; top found in %(found)s of %(rounds)s rounds"),
     }
 
 

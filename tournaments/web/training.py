@@ -30,6 +30,7 @@ from tournaments.api.serializers import StrictCharField, StrictIntegerField
 from tournaments.api.throttles import AddressRateThrottle
 from tournaments.api.views import valid
 from tournaments.errors import NotFound
+from tournaments.topping_selectors import is_topping
 from tournaments.web.language import phone_language
 from tournaments.web.views import (
     _labels_config,
@@ -94,6 +95,12 @@ def training_texts() -> dict[str, str]:
         "yours": _("Your slip"),
         # A retry of a round: only the first verdict of a round counts.
         "practice": _("practice: not counted"),
+        # Topping: the trainee's time is their score.
+        "try_again": _("Not the top (%(n)s s): try again"),
+        "top_found_in": _("Top found in %(n)s s"),
+        "top_not_found": _("Top not found: %(seconds)s s"),
+        "seconds": _("%(n)s s"),
+        "result_time": _("%(seconds)s s; top found in %(found)s of %(rounds)s rounds"),
     }
 
 
@@ -125,6 +132,9 @@ def training_page(request: HttpRequest, game_id: int) -> HttpResponse:
                 "tournament": tournament.pk,
                 "rounds_url": reverse("training-rounds", args=[game.pk]),
                 "judge_url": reverse("training-judge", args=[game.pk]),
+                # Topping: each round starts on the server's clock and the trainee's time is their score.
+                "topping": is_topping(tournament),
+                "start_url": reverse("training-start", args=[game.pk]),
                 "result_url": reverse("training-result", args=[game.pk]),
                 "text": {**phone_texts(), **training_texts()},
                 "reasons": reason_texts(),
@@ -192,22 +202,46 @@ class TrainingRoundsView(_TrainingApi):
         return Response({"game": game.pk, "rounds": training.rounds_shown(game)})
 
 
+def _trainee(request, game) -> tuple[str, str | None]:
+    """(who trains, as services.training_trainee keys them; the key their browser's cookie held)."""
+    user, token = _visitor(request)
+    known = request.get_signed_cookie(f"{TRAINEE_COOKIE}{game.pk}", default=None, salt=training.TRAINEE_SALT)
+    return services.training_trainee(game=game, user=user, token=token, known=known), known
+
+
+def _keep_trainee(request, response, game, trainee: str, known: str | None):
+    if trainee.startswith("a") and trainee != known:  # a visitor's key: their browser keeps it
+        response.set_signed_cookie(f"{TRAINEE_COOKIE}{game.pk}", trainee, salt=training.TRAINEE_SALT,
+                                   path=f"/games/{game.pk}/train", max_age=settings.ARBITER_TRAINING_FIRST_SECONDS,
+                                   httponly=True, samesite="Lax", secure=request.is_secure())
+    return response
+
+
+class StartSerializer(serializers.Serializer):
+    round = StrictIntegerField(min_value=1, help_text="The round's number.")
+
+
+@extend_schema(exclude=True)
+class TrainingStartView(_TrainingApi):
+    """Topping: the trainee's round starts on the server's clock (services.training_start)."""
+
+    def post(self, request, game_id: int):
+        game = training.training_game(game_id, *_visitor(request))
+        data = valid(StartSerializer, request)
+        trainee, known = _trainee(request, game)
+        body = services.training_start(game=game, number=data["round"], trainee=trainee)
+        return _keep_trainee(request, Response(body), game, trainee, known)
+
+
 @extend_schema(exclude=True)
 class TrainingJudgeView(_TrainingApi):
     def post(self, request, game_id: int):
         game = training.training_game(game_id, *_visitor(request))
         data = valid(JudgeSerializer, request)
-        user, token = _visitor(request)
-        cookie = f"{TRAINEE_COOKIE}{game.pk}"
-        known = request.get_signed_cookie(cookie, default=None, salt=training.TRAINEE_SALT)
-        trainee = services.training_trainee(game=game, user=user, token=token, known=known)
+        trainee, known = _trainee(request, game)
         response = Response(services.training_judge(game=game, number=data["round"], word=data["word"],
                                                     ref=data["ref"], score=data["score"], trainee=trainee))
-        if trainee.startswith("a") and trainee != known:  # a visitor's key: their browser keeps it
-            response.set_signed_cookie(cookie, trainee, salt=training.TRAINEE_SALT, path=f"/games/{game.pk}/train",
-                                       max_age=settings.ARBITER_TRAINING_FIRST_SECONDS, httponly=True,
-                                       samesite="Lax", secure=request.is_secure())
-        return response
+        return _keep_trainee(request, response, game, trainee, known)
 
 
 @extend_schema(exclude=True)

@@ -22,6 +22,7 @@ urlpatterns = [
     path("games/<int:game_id>/train", training.training_page, name="training"),
     path("games/<int:game_id>/train/rounds", training.TrainingRoundsView.as_view(), name="training-rounds"),
     path("games/<int:game_id>/train/judge", training.TrainingJudgeView.as_view(), name="training-judge"),
+    path("games/<int:game_id>/train/start", training.TrainingStartView.as_view(), name="training-start"),
     path("games/<int:game_id>/train/result", training.TrainingResultView.as_view(), name="training-result"),
     path("games/<int:game_id>/train/result/<str:token>", training.training_result_page, name="training-result-page"),
 ]

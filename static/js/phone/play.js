@@ -48,18 +48,24 @@ export function setupPlay() {
   new ResizeObserver(() => {
     document.documentElement.style.scrollPaddingTop = `${top.offsetHeight + 8}px`;
   }).observe(top);
-  // Topping: the player's running time from the round's start, then the seconds the top was found in.
+  // Topping: the player's running time from the round's start, then the seconds the top was found in. The
+  // time is the server's reckoning (docs/rules.md 7.5): from the round's start, pauses included, and no more
+  // than the round's time with the arbitrator's extensions (a top found later counts that).
   let toppingFound = null; // {round, n}
+  function toppingSeconds(info) {
+    const started = info.started_at ? Date.parse(info.started_at) : Date.parse(info.deadline) - config.round_seconds * 1000;
+    const most = config.round_seconds + (info.extended_seconds || 0);
+    return Math.min(most, Math.max(0, Math.floor((serverClock.now() - started) / 1000)));
+  }
   function showToppingTime() {
     const el = $("topping-time");
     const info = live();
     if (toppingFound && toppingFound.round === info.round) {
       el.hidden = false;
       el.textContent = fmt(T.topping_found, { n: toppingFound.n });
-    } else if (info.round_status === "open" && info.deadline && !info.paused) {
-      const started = Date.parse(info.deadline) - config.round_seconds * 1000;
+    } else if (info.round_status === "open" && (info.started_at || info.deadline)) {
       el.hidden = false;
-      el.textContent = fmt(T.topping_running, { n: Math.max(0, Math.floor((serverClock.now() - started) / 1000)) });
+      el.textContent = fmt(T.topping_running, { n: toppingSeconds(info) });
     } else {
       el.hidden = true;
     }

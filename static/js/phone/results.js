@@ -15,10 +15,15 @@ export function createResults({ config, gameId, player, live }) {
 
   // After a close a thousand phones ask at once: spread them over a second and a half, and ask only for
   // this player's own line (the top, the master and the top of the standings come with the live state).
+  // Asks may overlap (a close, then a correction): an answer to an ask older than one already answered is
+  // not shown, or the phone would go back to the line before the change.
+  let asked = 0;
+  let answered = 0;
   function loadMine(delay) {
     clearTimeout(mineTimer);
     mineTimer = setTimeout(async () => {
       if (!player) return;
+      const ask = ++asked;
       try {
         const res = await fetch(`/games/${gameId}/mine`, { headers: playerHeaders(player), cache: "no-store" });
         if (res.status === 401) {
@@ -26,7 +31,10 @@ export function createResults({ config, gameId, player, live }) {
           return;
         }
         if (!res.ok) return;
-        mine = await res.json();
+        const body = await res.json();
+        if (ask < answered) return;
+        answered = ask;
+        mine = body;
         const info = live();
         showResults(info.last, mine.result);
         showStandings(info.standings || [], mine.standing);

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from tournaments import relay, selectors, services
+from tournaments import relay, selectors, services, versions
 from tournaments.errors import ServiceError
 from tournaments.models import Game, GamePack, Round
 from tournaments.services import refuse_if_paused
@@ -76,9 +76,10 @@ def panel_context(game: Game) -> dict:
 @arbitrator_required
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
+    drawn = versions.drawn_mark(game.pk)
     context = panel_context(game)
     context.update(incident_context(game, context, request.user))  # pause, roles, the round cancelled last
-    context.update({"section": "tournaments", "tab": "round", "breadcrumbs": game_breadcrumbs(game),
+    context.update({"drawn_mark": drawn, "section": "tournaments", "tab": "round", "breadcrumbs": game_breadcrumbs(game),
                     "refused_rack": request.GET.get("rack", "")[:16],
                     "rejectable": request.GET.get("rejectable") == "1"})
     return render(request, "console/game.html", context)

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
 
-from tournaments import selectors, services
+from tournaments import selectors, services, versions
 from tournaments.errors import ServiceError
 from tournaments.models import Result, Round
 from tournaments.refusals import error_text
@@ -35,9 +35,11 @@ from .texts import canonical_ref, game_breadcrumbs, round_status_text
 @arbitrator_required
 def slips_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = queries.game(game_id)
+    drawn = versions.drawn_mark(game.pk)
     round = selectors.current_round(game)
     progress = selectors.round_progress(round=round) if round is not None else None
     return render(request, "console/slips.html", {
+        "drawn_mark": drawn,
         "section": "tournaments",
         "tab": "slips",
         "game": game,
