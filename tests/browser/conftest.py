@@ -107,24 +107,84 @@ def chromium():
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
+# Each page's journal, printed with a failed test's report: what the page asked and was answered, what its
+# live stream told it (the version of each state), its console. A failure seen once in CI then says what
+# each page heard, not only what it shows.
+JOURNAL_LINES = 80
+STREAM_JOURNAL = """
+(() => {
+  const Real = window.EventSource;
+  if (!Real) return;
+  window.EventSource = class extends Real {
+    constructor(url, options) {
+      super(url, options);
+      const at = () => Math.round(performance.now());
+      this.addEventListener("open", () => console.debug(`[stream] ${at()} open ${url}`));
+      this.addEventListener("error", () => console.debug(`[stream] ${at()} error, state ${this.readyState}`));
+      this.addEventListener("state", (ev) => {
+        let said = "?";
+        try {
+          const info = JSON.parse(ev.data);
+          said = `v${info.version} ${info.round_status || "-"} round ${info.round ?? "-"}`;
+        } catch {}
+        console.debug(`[stream] ${at()} state ${said}`);
+      });
+    }
+  };
+})();
+"""
+
+
+def _journal(page, started: float) -> list[str]:
+    from collections import deque
+
+    lines = deque(maxlen=JOURNAL_LINES)
+
+    def note(text: str) -> None:
+        lines.append(f"{time.monotonic() - started:7.2f} {text}")
+
+    page.on("console", lambda message: note(f"console.{message.type}: {message.text}"))
+    page.on("pageerror", lambda exc: note(f"error: {exc}"))
+    page.on("request", lambda request: "/static/" in request.url or note(f"> {request.method} {request.url}"))
+    page.on("response", lambda response: "/static/" in response.url or note(f"< {response.status} {response.url}"))
+    page.on("requestfailed", lambda request: note(f"x {request.url}: {request.failure}"))
+    page.on("framenavigated", lambda frame: note(f"@ {frame.url}") if frame.parent_frame is None else None)
+    return lines
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed and report.when == "call":
+        for name, lines in getattr(item, "page_journals", []):
+            report.sections.append((f"page {name}", "\n".join(lines)))
+    return report
+
+
 @pytest.fixture
-def new_page(chromium, live_server):
+def new_page(chromium, live_server, request):
     """``new_page(size="phone", locale="en-GB", clock_shift_seconds=0)``: a page in its own context.
 
     ``size``: "phone" (390x844), "laptop" (1366x768), "projector" (1920x1080).
 
     ``clock_shift_seconds`` moves the page's Date by that many seconds, as on a device whose clock is wrong.
+
+    Each page keeps a journal (its requests, answers, stream states and console), printed if the test fails.
     """
     contexts = []
+    started = time.monotonic()
+    request.node.page_journals = journals = []
 
     def make(size: str = "phone", locale: str = "en-GB", clock_shift_seconds: float = 0):
         context = chromium.new_context(viewport=SIZES[size], locale=locale, base_url=live_server.url)
         if clock_shift_seconds:
             context.add_init_script(script=_shifted_date(clock_shift_seconds * 1000))
+        context.add_init_script(script=STREAM_JOURNAL)
         contexts.append(context)
         page = context.new_page()
         page.errors = []
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        journals.append((f"{len(journals) + 1} ({size})", _journal(page, started)))
         return page
 
     yield make

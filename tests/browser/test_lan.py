@@ -123,7 +123,7 @@ def test_phones_join_through_the_address_printed_for_the_club(chromium, club_ser
         player.locator("#join-name").fill("Zoé")
         player.get_by_role("button", name="Join").click()
         player.wait_for_url(f"{public}/games/{game_id}/play", timeout=20_000)
-        player.wait_for_function("document.querySelector('#who').textContent.includes('Zoé')", timeout=20_000)
+        player.wait_for_function("document.querySelector('#who')?.textContent.includes('Zoé')", timeout=20_000)
         assert player.locator("#need-join").is_hidden()
         screenshot(player, "lan-phone-joined")
         assert not player.errors

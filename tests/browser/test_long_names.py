@@ -91,7 +91,7 @@ def test_a_60_character_name_wraps_in_the_console_phone_and_projector(
     phone = new_page(size="phone")
     phone.goto(f"/games/{game.pk}/play#token={token}")
     phone.wait_for_selector("#standings:not([hidden])")
-    phone.wait_for_function(f"document.querySelector('#standings-body').textContent.includes({LONG!r})")
+    phone.wait_for_function(f"document.querySelector('#standings-body')?.textContent.includes({LONG!r})")
     assert_fits(phone, "#standings table")
     assert_fits(phone, ".phone-status")
     screenshot(phone, "long-name-phone")
@@ -99,7 +99,7 @@ def test_a_60_character_name_wraps_in_the_console_phone_and_projector(
     projector = new_page(size="laptop")
     projector.goto(f"/projector/{game.screen_key}")
     projector.wait_for_selector("#standings:not([hidden])")
-    projector.wait_for_function(f"document.querySelector('#standings-body').textContent.includes({LONG!r})")
+    projector.wait_for_function(f"document.querySelector('#standings-body')?.textContent.includes({LONG!r})")
     assert_fits(projector, "#standings table")
     screenshot(projector, "long-name-projector")
     for page in (console, phone, projector):

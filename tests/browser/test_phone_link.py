@@ -17,7 +17,7 @@ def test_the_phone_link_signs_the_phone_in_as_that_player(live_server, new_page,
 
     page = new_page("phone")
     page.goto(f"/games/{game.pk}/play#token={token}")
-    page.wait_for_function("document.querySelector('#who').textContent.includes('Noé')")
+    page.wait_for_function("document.querySelector('#who')?.textContent.includes('Noé')")
     assert "7" in page.locator("#who").inner_text()
     assert "token" not in page.url  # taken out of the address bar
     assert page.locator("#need-join").is_hidden()

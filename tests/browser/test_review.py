@@ -63,11 +63,11 @@ def test_a_player_reviews_a_five_round_game_with_the_keyboard(live_server, new_p
     page.goto(f"/games/{game.pk}/play#token={played.tokens[LUKASZ]}")
     page.locator("#review-link a").wait_for(state="visible")  # the game is over: the review is linked
     page.locator("#review-link a").click()
-    page.wait_for_function("document.querySelector('#review-round').dataset.round === '1'")
+    page.wait_for_function("document.querySelector('#review-round')?.dataset.round === '1'")
     assert page.locator("#review-who").inner_text().startswith(LUKASZ)
 
     for index, r in enumerate(rounds):
-        page.wait_for_function(f"document.querySelector('#review-round').dataset.round === '{r.number}'")
+        page.wait_for_function(f"document.querySelector('#review-round')?.dataset.round === '{r.number}'")
         expected = _expected(r, player)
         assert page.locator("#review-round").inner_text() == f"Round {r.number}"
         assert page.evaluate(RACK_JS) == r.rack
@@ -91,7 +91,7 @@ def test_a_player_reviews_a_five_round_game_with_the_keyboard(live_server, new_p
     page.wait_for_timeout(300)
     assert page.locator("#review-round").get_attribute("data-round") == "5"
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function("document.querySelector('#review-round').dataset.round === '4'")
+    page.wait_for_function("document.querySelector('#review-round')?.dataset.round === '4'")
 
     # The summary: the rounds lost most against the top, and the tops missed.
     results = {res.round_id: res.paid for res in Result.objects.filter(player=player, round__in=rounds)}
@@ -118,10 +118,10 @@ def test_a_player_reviews_a_five_round_game_with_the_keyboard(live_server, new_p
     laptop.wait_for_url(lambda url: "/login" not in url)
     laptop.goto(f"/console/games/{game.pk}/players/{player.pk}/")
     laptop.locator("#player-review-link").click()
-    laptop.wait_for_function("document.querySelector('#review-round').dataset.round === '1'")
+    laptop.wait_for_function("document.querySelector('#review-round')?.dataset.round === '1'")
     assert laptop.evaluate(RACK_JS) == rounds[0].rack
     laptop.keyboard.press("ArrowRight")
-    laptop.wait_for_function("document.querySelector('#review-round').dataset.round === '2'")
+    laptop.wait_for_function("document.querySelector('#review-round')?.dataset.round === '2'")
     shutil.copy(screenshot(laptop, "review-laptop-round2", full_page=True), SHOTS / "review-laptop-round2.png")
     assert not laptop.errors
     wait_for(lambda: (SHOTS / "review-laptop-round2.png").exists())
@@ -157,7 +157,7 @@ def test_a_french_tournaments_review_speaks_french_with_its_typography(live_serv
     page.locator("#review-link a").wait_for(state="visible")
     assert page.locator("#review-link a").inner_text() == "Revoir ma partie"
     page.goto(f"/games/{game.pk}/review?round=2")
-    page.wait_for_function("document.querySelector('#review-round').dataset.round === '2'")
+    page.wait_for_function("document.querySelector('#review-round')?.dataset.round === '2'")
     assert page.locator("#review-round").inner_text() == "Coup 2"
     # Anna handed in no slip in round 2: said with French typography (a no-break space before the colon).
     assert page.locator("#review-rank").text_content() == f"Pas de bulletin\u00a0: {count} coups possibles."
@@ -174,12 +174,12 @@ def test_a_french_tournaments_review_speaks_french_with_its_typography(live_serv
     shutil.copy(screenshot(page, "review-phone-fr", full_page=True), SHOTS / "review-phone-fr.png")
     # A swipe to the right goes back a round, to the left forward; a short or upright one does nothing.
     page.evaluate(SWIPE_JS, 200)
-    page.wait_for_function("document.querySelector('#review-round').dataset.round === '1'")
+    page.wait_for_function("document.querySelector('#review-round')?.dataset.round === '1'")
     assert page.locator("#review-round").inner_text() == "Coup 1"
     page.evaluate(SWIPE_JS, 20)
     page.wait_for_timeout(300)
     assert page.locator("#review-round").get_attribute("data-round") == "1"
     page.evaluate(SWIPE_JS, -200)
-    page.wait_for_function("document.querySelector('#review-round').dataset.round === '2'")
+    page.wait_for_function("document.querySelector('#review-round')?.dataset.round === '2'")
     assert not errors
     context.close()

@@ -78,11 +78,11 @@ def test_the_review_of_a_topping_game_shows_the_player_s_times(new_page, django_
     page.goto(f"/games/{game.pk}/play#token={token}")
     page.locator("#review-link a").wait_for(state="visible")
     page.goto(f"/games/{game.pk}/review?round=1")
-    page.wait_for_function("document.querySelector('#review-round').dataset.round === '1'")
+    page.wait_for_function("document.querySelector('#review-round')?.dataset.round === '1'")
     assert page.text_content("#review-time") == "Top found in 5 s: 5 s"
     assert page.text_content("#review-times") == f"{5 + never} s in all; top found in 1 of 2 rounds"
     page.screenshot(path=str(SHOTS / "topping-review-1.png"), full_page=True)
     page.click("#review-next")
-    page.wait_for_function("document.querySelector('#review-round').dataset.round === '2'")
+    page.wait_for_function("document.querySelector('#review-round')?.dataset.round === '2'")
     assert page.text_content("#review-time") == f"Top not found: {never} s"
     assert page.errors == []

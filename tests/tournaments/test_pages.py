@@ -231,6 +231,27 @@ def test_sync_stream_sends_a_change_and_skips_slip_counts_unless_asked(monkeypat
     assert [e["progress"]["received"] for e in _sse_events(chunks)] == [0, 1]
 
 
+def test_a_sync_stream_whose_database_fails_ends_with_one_line_and_no_traceback(monkeypatch, caplog):
+    """The page reconnects to a stream that ended; a traceback printed from a server thread is noise (and,
+    on Python 3.11, formatting one parses source while other threads may be parsing too)."""
+    from django.db import OperationalError
+
+    def failing(gid):
+        if gid == 8:
+            raise OperationalError("the database is gone")
+        return real_snapshot(gid)
+
+    real_version, real_snapshot = live_stream.game_version, live_stream.game_snapshot
+    monkeypatch.setattr(live_stream, "game_version", lambda gid: 1 if gid == 8 else real_version(gid))
+    monkeypatch.setattr(live_stream, "game_snapshot", failing)
+    with caplog.at_level("WARNING", logger="tournaments.live.stream"):
+        chunks = list(live_stream.sync_stream(8, duration=5, poll=0.01, heartbeat=60))
+    assert chunks == ["retry: 1000\n\n"]
+    (record,) = [r for r in caplog.records if r.name == "tournaments.live.stream"]
+    assert record.getMessage() == "live stream of game 8 ended: OperationalError: the database is gone"
+    assert record.exc_info is None
+
+
 def test_version_watcher_wakes_every_stream_once_per_change(monkeypatch):
     """One watcher per process: one version read per tick for all listeners, one snapshot per change."""
     state = {"version": 1, "reads": 0, "builds": 0}

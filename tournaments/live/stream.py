@@ -249,6 +249,9 @@ def sync_stream(game_id: int, *, progress: bool = False, duration: float = SYNC_
                 if (snapshot is not None and close_if_due is not None and overdue(snapshot)
                         and close_if_due(game_id)):
                     snapshot = game_snapshot(game_id)
+            except Exception as exc:  # the database failed under this stream: it ends, and the page reconnects
+                logger.warning("live stream of game %s ended: %s: %s", game_id, type(exc).__name__, exc)
+                return
             finally:
                 connections.close_all()
             if snapshot is None:
