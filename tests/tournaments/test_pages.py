@@ -418,3 +418,33 @@ def test_standings_are_not_computed_again_for_each_slip(monkeypatch, make_game, 
     closed = live.game_snapshot(game.pk)
     assert len(calls) == before + 1
     assert closed["last"]["number"] == 1 and len(closed["standings"]) == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_close_committed_while_a_snapshot_is_built_never_leaves_the_next_one_without_its_round(
+        monkeypatch, make_game, make_player, isolated_cache):
+    """A snapshot of the open round is being built when the close commits, between its read of the rounds and
+    its read of what the standings depend on. The standings it computes must not be kept for the closed round:
+    the next snapshot, built after the close's new version, shows the round closed with its master (the
+    projector and the phones mark its squares from it)."""
+    game = make_game()
+    player, _token = make_player(game, name="Ann")
+    round_ = round_draw(game=game, rack=RACK)
+    round_start(round=round_)
+    slip_submit(round=round_, player=player, word="RAINES", ref="H4", score=16, key="k1")
+
+    real = live._scores_signature
+    closed = []
+
+    def close_meanwhile(game_):
+        if not closed:  # the close lands while the snapshot of the open round is half read
+            closed.append(round_close(round=round_))
+        return real(game_)
+
+    monkeypatch.setattr(live, "_scores_signature", close_meanwhile)
+    live.game_snapshot(game.pk)
+    assert closed
+    after = live.game_snapshot(game.pk)  # the close's version: built anew
+    assert after["round_status"] == "closed"
+    assert after["last"] is not None and after["last"]["number"] == 1
+    assert after["last"]["placed"] and [row["player"] for row in after["standings"]] == [player.pk]

@@ -67,14 +67,13 @@ def build_snapshot(game_id: int) -> dict | None:
     state = selectors.game_state(game=game)
     public = {key: state[key] for key in PUBLIC_GAME_FIELDS if key in state}
     current = game.rounds.current().first()
-    last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
     mark = progress_mark(game_id)  # read before counting: the counts are at least as new as the mark
     progress = {"round": None, "received": None, "players": state.get("players")}
     if current is not None and current.status == Round.Status.OPEN:
         counts = selectors.round_counts(round=current)
         progress = {"round": current.number, "received": counts["received"], "players": counts["players"],
                     **progress_finders(current)}
-    last, rows, players = _scores(game, last_closed)
+    last_closed, (last, rows, players) = _scores(game)
     if last is None:
         rows = []  # before the first close the standings are a list of zeros in registration order
     return {
@@ -140,14 +139,19 @@ def placed_squares(master: dict | None) -> list[list[int]]:
     return [[row, col] for row, col, *_ in (master or {}).get("tiles", ())]
 
 
-def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
-    """The last closed round (tops, master), the standings and each player's own rows: from the cache
-    while their signature holds."""
+def _scores(game) -> tuple[Round | None, tuple[dict | None, list[dict], dict]]:
+    """The last closed round, and its tops and master, the standings and each player's own rows: from the
+    cache while their signature holds.
+
+    The signature is read first, and what it stands for after it: what is stored under a signature is then
+    never older than the signature. Read the other way, a close committed in between left the open round's
+    standings (no last round) under the closed round's signature, for every later snapshot to find."""
 
     key = live_key(game.pk, "scores", _scores_signature(game))
+    last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
     found = cache.get(key)
     if found is not None:
-        return found
+        return last_closed, found
     last = None
     detail = {}
     if last_closed is not None:
@@ -167,7 +171,7 @@ def _scores(game, last_closed) -> tuple[dict | None, list[dict], dict]:
         players.setdefault(result["player"], {"standing": None, "result": None})
         players[result["player"]]["result"] = {"round": last_closed.number, **result, "bonus": bonus_of(result)}
     cache.set(key, (last, rows, players), timeout=SNAPSHOT_TIMEOUT)
-    return last, rows, players
+    return last_closed, (last, rows, players)
 
 
 LIVE_FIELDS = ("status", "round", "round_status", "deadline")
@@ -387,8 +391,7 @@ def hall_standings(game_id: int) -> dict | None:
     game = Game.objects.select_related("tournament").filter(pk=game_id).first()
     if game is None:
         return None
-    last_closed = game.rounds.filter(status=Round.Status.CLOSED).order_by("-number").first()
-    last, rows, _ = _scores(game, last_closed)
+    last_closed, (last, rows, _) = _scores(game)
     return {
         "round": last["number"] if last else None,
         "provisional": last_closed is not None and not last_closed.slips_complete,
