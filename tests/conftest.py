@@ -13,6 +13,26 @@ import pytest
 _names = itertools.count(1)
 
 
+def _import_report_writers_now() -> None:
+    """schemathesis's pytest plugin imports its report writers at the session's end, through pytest's assertion
+    rewriting, which parses their source. On Python 3.11 parsing is not safe while another thread formats a
+    traceback (which parses too): a live server's request thread printing one then failed a run whose tests
+    had all passed ("SystemError: AST constructor recursion depth mismatch"). Imported here, at collection,
+    before any server thread runs."""
+    import importlib
+    import sys
+
+    for name in ("schemathesis.reporting.allure", "schemathesis.reporting.html.writer",
+                 "schemathesis.reporting.junitxml"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # allure's own package is not installed (or, without the dev dependencies, no plugin)
+            sys.modules[name] = None  # the failure remembered: a later import fails at once, parsing nothing
+
+
+_import_report_writers_now()
+
+
 def _flush_past_the_log_trigger() -> None:
     """Transactional tests end with Django's flush, a TRUNCATE of every table, which the arbitration log's
     trigger refuses on PostgreSQL (migration 0012). The test database's superuser runs the flush as a
