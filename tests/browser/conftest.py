@@ -161,6 +161,20 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+def journaled_page(context, node, size: str):
+    """A new page of ``context`` that records what it hears (its journal is printed if the test fails), with
+    ``page.errors``, the page's uncaught errors."""
+    if not hasattr(node, "page_journals"):
+        node.page_journals = []
+        node.page_journals_started = time.monotonic()
+    context.add_init_script(script=STREAM_JOURNAL)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    node.page_journals.append((f"{len(node.page_journals) + 1} ({size})", _journal(page, node.page_journals_started)))
+    return page
+
+
 @pytest.fixture
 def new_page(chromium, live_server, request):
     """``new_page(size="phone", locale="en-GB", clock_shift_seconds=0)``: a page in its own context.
@@ -172,20 +186,13 @@ def new_page(chromium, live_server, request):
     Each page keeps a journal (its requests, answers, stream states and console), printed if the test fails.
     """
     contexts = []
-    started = time.monotonic()
-    request.node.page_journals = journals = []
 
     def make(size: str = "phone", locale: str = "en-GB", clock_shift_seconds: float = 0):
         context = chromium.new_context(viewport=SIZES[size], locale=locale, base_url=live_server.url)
         if clock_shift_seconds:
             context.add_init_script(script=_shifted_date(clock_shift_seconds * 1000))
-        context.add_init_script(script=STREAM_JOURNAL)
         contexts.append(context)
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-        journals.append((f"{len(journals) + 1} ({size})", _journal(page, started)))
-        return page
+        return journaled_page(context, request.node, size)
 
     yield make
     for context in contexts:

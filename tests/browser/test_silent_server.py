@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SIZES
+from .conftest import SIZES, journaled_page
 from .support import wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
@@ -110,17 +110,14 @@ def relay(live_server, settings):
 
 
 @pytest.fixture
-def relayed_page(chromium, relay):
+def relayed_page(chromium, relay, request):
     """``relayed_page(size)``: a page whose every request goes through the relay."""
     contexts = []
 
     def make(size: str = "phone"):
         context = chromium.new_context(viewport=SIZES[size], locale="en-GB", base_url=relay.url)
         contexts.append(context)
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-        return page
+        return journaled_page(context, request.node, size)
 
     yield make
     for context in contexts:

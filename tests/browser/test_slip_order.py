@@ -191,3 +191,40 @@ def test_a_console_list_read_before_a_paper_slip_was_recorded_never_hides_it(
     assert recorded.count() == 2
     assert sorted(recorded.locator("td:first-child").all_inner_texts()) == ["1", "2"]
     assert page.errors == []
+
+
+def test_a_slip_held_up_past_the_close_turns_the_phones_result_to_late(live_server, new_page, make_game,
+                                                                        make_player):
+    """The close reaches the phone first, its result reads "no slip"; then the slip held up on the network
+    arrives, refused and kept on record as late. The player's result now reads late, though nothing the live
+    state carries changed (the top, the master, the head of the standings): the phone asks for its own line
+    again when told its slip was late."""
+    from tournaments.models import LateSlip, Round
+    from tournaments.services import round_close, round_draw, round_start
+
+    game = make_game(round_seconds=180)
+    player, token = make_player(game, name="Inès", table=4)
+    round_ = round_start(round=round_draw(game=game, rack=RACK))
+    page = _phone(new_page, game, token)
+    held = []
+    page.route(SLIPS, lambda route: held.append(route) if route.request.method == "POST" else route.continue_())
+    page.goto(f"/games/{game.pk}/play")
+    page.wait_for_selector("#who:has-text('Inès')")
+    page.wait_for_selector("#rack .rtile")
+
+    _fill(page, "h8", "RAINES", 70)
+    page.locator("#slip-submit").click()
+    _pump_until(page, lambda: held)
+
+    # The arbitrator closes the round while the slip is on its way.
+    round_close(round=Round.objects.get(pk=round_.pk))
+    page.wait_for_selector("#result-mine .reason[data-reason=no_slip]", timeout=20000)
+
+    with page.expect_response(lambda r: r.request.method == "POST" and SLIPS.match(r.url)) as answer:
+        held[0].continue_()
+    assert answer.value.status == 409 and answer.value.json()["error"]["code"] == "round_closed"
+    late = LateSlip.objects.get(round=round_, player=player)
+    assert (late.word, late.ref, late.claimed) == ("RAINES", "H8", 70)
+    page.wait_for_selector("#late-note:not([hidden])")
+    page.wait_for_selector("#result-mine .reason[data-reason=late]", timeout=10000)
+    assert page.errors == []

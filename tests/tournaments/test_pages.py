@@ -448,3 +448,20 @@ def test_a_close_committed_while_a_snapshot_is_built_never_leaves_the_next_one_w
     assert after["round_status"] == "closed"
     assert after["last"] is not None and after["last"]["number"] == 1
     assert after["last"]["placed"] and [row["player"] for row in after["standings"]] == [player.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_late_slip_after_the_close_turns_the_players_own_line_to_late(make_game, make_player, isolated_cache):
+    """Its result pays 0 either way: what the standings' signature counts must still move with it."""
+    from tournaments.errors import Conflict
+
+    game = make_game()
+    player, _token = make_player(game, name="Inès")
+    round_ = round_draw(game=game, rack=RACK)
+    round_start(round=round_)
+    round_close(round=round_)
+    assert live.player_view(game.pk, player.pk)["result"]["reason"] == "no_slip"
+    round_.refresh_from_db()
+    with pytest.raises(Conflict):
+        slip_submit(round=round_, player=player, word="RAINES", ref="H4", score=16, key="k-late")
+    assert live.player_view(game.pk, player.pk)["result"]["reason"] == "late"

@@ -126,7 +126,9 @@ def _scores_signature(game) -> str:
     closed = list(game.rounds.filter(status=Round.Status.CLOSED).order_by("number")
                   .values_list("id", "top_score", "master"))
     results = Result.objects.filter(round__game=game, round__status=Round.Status.CLOSED).aggregate(
-        n=Count("id"), paid=Sum("paid"), corrected=Count("id", filter=Q(corrected=True)))
+        n=Count("id"), paid=Sum("paid"), corrected=Count("id", filter=Q(corrected=True)),
+        # A late slip arriving after the close turns a "no slip" into "late", paying the same 0.
+        late=Count("id", filter=Q(reason="late")))
     log = LogEntry.objects.filter(game=game).aggregate(last=Max("id"))
     # created_at: a game of the same id in a recreated database (the cache outlived it) is another game.
     parts = [game.created_at, game.status, game.tournament.rule_overrides, players, closed, results, log]

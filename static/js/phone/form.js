@@ -15,7 +15,7 @@ function sameSlip(a, b) {
   return a && b && a.word === b.word && (a.ref || "") === (b.ref || "") && (a.score ?? null) === (b.score ?? null);
 }
 
-export function createSlipForm({ T, gameId, labelling, keys = [], keysLabel = "", player, live, clock, onTopping = null }) {
+export function createSlipForm({ T, gameId, labelling, keys = [], keysLabel = "", player, live, clock, onTopping = null, onLate = null }) {
   const form = $("slip-form");
   const submitButton = $("slip-submit");
   const slipStatus = $("slip-status");
@@ -157,6 +157,9 @@ export function createSlipForm({ T, gameId, labelling, keys = [], keysLabel = ""
     // Too late on arrival. Sent before the end by the server's own reckoning: the network or the server held it
     // up, which the arbitrator may judge (the console shows when it was sent).
     closed(fields = {}) {
+      // The slip is on record as late: the player's result of a round already closed now reads late, which
+      // changes no line the live state carries (the top, the master, the head of the standings).
+      if (onLate) onLate();
       const before = Number(fields.sent_before);
       if (!(before > 0)) return status(T.refused_closed, "bad");
       const n = before >= 1 ? Math.round(before) : Math.max(0.1, Math.round(before * 10) / 10);

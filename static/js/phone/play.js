@@ -71,14 +71,15 @@ export function setupPlay() {
     }
   }
   if (config.topping) setInterval(showToppingTime, 1000);
+  const results = createResults({ config, gameId, player, live });
   const form = createSlipForm({
     T, gameId, labelling: config.labelling, keys: config.keys || [], keysLabel: config.keys_label, player, live, clock: serverClock,
     onTopping: (round, tried) => {
       if (tried.found) toppingFound = { round, n: tried.found_after };
       showToppingTime();
     },
+    onLate: () => results.refreshMine(),
   });
-  const results = createResults({ config, gameId, player, live });
 
   async function api(path) {
     const res = await fetch(path, { headers: playerHeaders(player), cache: "no-store" });

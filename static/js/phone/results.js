@@ -1,6 +1,7 @@
 // After the close: the round's top, the master, the player's own result, and the standings.
 //
-// createResults({config, gameId, player, live}) -> {follow(info)}; live(): the game's current state.
+// createResults({config, gameId, player, live}) -> {follow(info), refreshMine()}; live(): the game's current
+// state; refreshMine(): ask for the player's own line now (a change that only the player's line shows).
 import { $, fmt, formatPercent, showPlay } from "../common.js";
 import { wordElement } from "../board.js";
 import { playerHeaders } from "./store.js";
@@ -135,5 +136,5 @@ export function createResults({ config, gameId, player, live }) {
     lastScores = scores;
   }
 
-  return { follow };
+  return { follow, refreshMine: () => loadMine(0) };
 }
