@@ -14,3 +14,12 @@ def wait_for(predicate, timeout: float = 10.0, step: float = 0.05):
             return value
         time.sleep(step)
     raise AssertionError(f"condition not met within {timeout} s")
+
+
+def console_login(page, password: str, username: str = "arbitre") -> None:
+    """Log in on the console's login page, open on ``page``, and wait for the console's home (the user of
+    conftest.console_arbitrator by default)."""
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/console/")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from .support import console_login
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-centre-pack-1"
@@ -30,10 +32,7 @@ def test_a_centre_imports_trusts_unlocks_and_reveals_a_pack(new_page, screenshot
 
     page = new_page(size="laptop")
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
     page.goto(f"/console/tournaments/{tournament.pk}/")
     page.get_by_role("link", name="Import a sealed pack (a simultaneous game)").click()
     page.get_by_label("Sealed pack (.pack.json)").set_input_files(str(path))

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from .support import console_login
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-centre-results-1"
@@ -45,10 +47,7 @@ def test_the_results_file_tab_shows_the_push_and_downloads_the_latest_file(new_p
 
     page = new_page(size="laptop")
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
     page.goto(f"/console/games/{game.pk}/")
     page.get_by_role("link", name="Results file").click()
     page.wait_for_selector("#results-versions")

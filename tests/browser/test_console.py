@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from .support import wait_for
+from .support import console_login, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -25,10 +25,7 @@ def arbitrator(console_arbitrator):
 def log_in(page, username: str = "arbitre"):
     page.goto("/console/")
     assert "/console/login/" in page.url
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD, username)
 
 
 def test_an_arbitrator_runs_a_round_from_the_console(new_page, screenshot, arbitrator, live_server):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from .support import console_login
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-lifecycle-1"
@@ -13,10 +15,7 @@ PASSWORD = "pw-lifecycle-1"
 
 def log_in(page):
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
 
 
 def test_a_mistaken_game_is_deleted_a_played_one_archived_and_the_settings_edited(

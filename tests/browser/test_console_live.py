@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .support import wait_for
+from .support import console_login, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -23,10 +23,7 @@ def arbitrator(console_arbitrator):
 
 def log_in(page):
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
 
 
 def test_the_slips_page_follows_the_round(new_page, arbitrator, live_server):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from .support import console_login
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-event-organiser-1"
@@ -55,10 +57,7 @@ def test_the_organiser_receives_a_file_from_a_usb_key_and_reads_the_merged_stand
 
     page = new_page(size="laptop")
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
     page.get_by_role("link", name="Simultaneous events").click()
     page.get_by_label("Name (as its packs name it)").fill(EVENT)
     page.get_by_role("button", name="Create").click()

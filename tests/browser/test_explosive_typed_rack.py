@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .support import wait_for
+from .support import console_login, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -21,10 +21,7 @@ def test_the_console_says_which_letter_to_take_out_of_the_bag(new_page, screensh
     game = make_game(variant="explosive")
     page = new_page(size="laptop")
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
     page.goto(f"/console/games/{game.pk}/")
 
     page.get_by_label("Rack drawn from the bag").fill(TYPED)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from .support import wait_for
+from .support import console_login, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -24,10 +24,7 @@ def seconds_shown(page) -> int:
 
 def log_in(page):
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
 
 
 def clock_text(seconds: float) -> str:

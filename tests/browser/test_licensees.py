@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from .support import console_login
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-licensees-1"
@@ -39,10 +41,7 @@ def test_identity_and_licensees_on_the_players_page(new_page, screenshot, arbitr
     game = services.game_create(tournament=tournament, actor=arbitrator)
     page = new_page(size="laptop")
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
     page.goto(f"/console/games/{game.pk}/players/")
 
     page.locator("#id_name").fill("Ada Martin")

@@ -9,6 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from .support import console_login
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 PASSWORD = "pw-long-names-1"
@@ -62,10 +64,7 @@ def test_a_60_character_name_wraps_in_the_console_phone_and_projector(
 
     console = new_page(size="laptop")
     console.goto("/console/")
-    console.get_by_label("Username").fill("arbitre")
-    console.get_by_label("Password").fill(PASSWORD)
-    console.get_by_role("button", name="Log in").click()
-    console.wait_for_url("**/console/")
+    console_login(console, PASSWORD)
 
     # The name is registered with the console's form, as an arbitrator would type it.
     console.goto(f"/console/games/{game.pk}/players/")

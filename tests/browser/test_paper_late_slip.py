@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import wait_for
+from .support import console_login, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -40,10 +40,7 @@ def test_a_late_paper_slip_is_typed_with_the_time_it_was_handed_in(new_page, arb
 
     page = new_page(size="laptop")
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
     page.goto(f"/console/games/{game.pk}/slips/")
     form = page.locator("#late-paper-form")
     form.wait_for()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .support import wait_for
+from .support import console_login, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -49,10 +49,7 @@ def test_an_open_page_follows_the_close_without_a_reload(new_page, console_arbit
     # The head turns the link on at the console's tournament page, and gives its address out.
     console = new_page(size="laptop")
     console.goto("/console/")
-    console.get_by_label("Username").fill("arbitre")
-    console.get_by_label("Password").fill(PASSWORD)
-    console.get_by_role("button", name="Log in").click()
-    console.wait_for_url("**/console/")
+    console_login(console, PASSWORD)
     console.goto(f"/console/tournaments/{tournament.pk}/")
     console.get_by_role("button", name="Turn the public link on").click()
     console.wait_for_selector("#public-link-address")

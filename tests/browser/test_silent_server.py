@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import SIZES, journaled_page
-from .support import wait_for
+from .support import console_login, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -189,10 +189,7 @@ def test_a_silent_server_is_told_on_the_phone_and_the_projector_within_the_thres
 
 def log_in(page):
     page.goto("/console/")
-    page.get_by_label("Username").fill("arbitre")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url("**/console/")
+    console_login(page, PASSWORD)
 
 
 def test_a_slip_sent_before_the_end_and_held_up_past_it_is_late_with_its_send_time_on_phone_and_console(

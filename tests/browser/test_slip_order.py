@@ -228,3 +228,52 @@ def test_a_slip_held_up_past_the_close_turns_the_phones_result_to_late(live_serv
     page.wait_for_selector("#late-note:not([hidden])")
     page.wait_for_selector("#result-mine .reason[data-reason=late]", timeout=10000)
     assert page.errors == []
+
+
+def test_a_ruling_below_the_head_of_the_standings_reaches_that_players_phone(live_server, new_page, make_game,
+                                                                              make_player, arbitrator):
+    """Twelve players: eleven hand in the top, Inès nothing. The arbitrator rules on Inès's result after the
+    close: the top, the master and the ten lines of the standings the phones are sent stay as they were, and
+    still her phone shows the new pay (the snapshot names the players whose result was ruled on)."""
+    from tournaments.models import Result, Round
+    from tournaments.services import (
+        result_override,
+        round_close,
+        round_compute_tops,
+        round_draw,
+        round_start,
+        slip_submit,
+    )
+
+    game = make_game(round_seconds=180)
+    registered = [make_player(game, name=f"Player {n}", table=n) for n in range(1, 12)]
+    others = [other for other, _token in registered]
+    player, token = make_player(game, name="Inès", table=12)
+    round_ = round_start(round=round_draw(game=game, rack=RACK))
+    round_compute_tops(round=round_)
+    round_ = Round.objects.get(pk=round_.pk)
+    top = round_.tops[0]
+    for n, other in enumerate(others):
+        slip_submit(round=round_, player=other, word=top["word"], ref=top["ref"], score=top["score"], key=f"k{n}")
+    round_close(round=round_)
+
+    page = _phone(new_page, game, token)
+    page.goto(f"/games/{game.pk}/play")
+    page.wait_for_selector("#who:has-text('Inès')")
+    page.wait_for_selector("#result-mine .reason[data-reason=no_slip]", timeout=20000)
+    assert "paid 0" in page.locator("#result-mine").inner_text()
+    # Another player's phone, at the head of the standings: the ruling is none of its business.
+    first = _phone(new_page, game, registered[0][1])
+    asked = []
+    first.on("request", lambda request: asked.append(request.url) if request.url.endswith("/mine") else None)
+    first.goto(f"/games/{game.pk}/play")
+    first.wait_for_selector("#result-mine .reason")
+    first.wait_for_timeout(2000)
+    asked_before = len(asked)
+
+    result = Result.objects.get(round=round_, player=player)
+    result_override(result=result, paid=7, outcome="ok", reason="slip found under the table", actor=arbitrator)
+    page.wait_for_function("document.querySelector('#result-mine')?.innerText.includes('paid 7')", timeout=20000)
+    first.wait_for_timeout(2000)  # the phones spread their asks over a second and a half
+    assert len(asked) == asked_before
+    assert page.errors == [] and first.errors == []

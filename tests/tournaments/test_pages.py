@@ -465,3 +465,23 @@ def test_a_late_slip_after_the_close_turns_the_players_own_line_to_late(make_gam
     with pytest.raises(Conflict):
         slip_submit(round=round_, player=player, word="RAINES", ref="H4", score=16, key="k-late")
     assert live.player_view(game.pk, player.pk)["result"]["reason"] == "late"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_last_round_names_the_players_whose_result_was_ruled_on_after_the_close(make_game, make_player,
+                                                                                    arbitrator, isolated_cache):
+    from tournaments.models import Result
+    from tournaments.services import result_override
+
+    game = make_game()
+    ann, _ = make_player(game, name="Ann")
+    bob, _ = make_player(game, name="Bob")
+    round_ = round_draw(game=game, rack=RACK)
+    round_start(round=round_)
+    round_close(round=round_)
+    assert live.game_snapshot(game.pk)["last"]["amended"] == []
+    result_override(result=Result.objects.get(round=round_, player=bob), paid=5, outcome="ok",
+                    reason="ruled by the head", actor=arbitrator)
+    assert live.game_snapshot(game.pk)["last"]["amended"] == [bob.pk]
+    assert live.player_view(game.pk, bob.pk)["result"]["paid"] == 5
+    assert live.player_view(game.pk, ann.pk)["result"]["paid"] == 0

@@ -160,6 +160,9 @@ def _scores(game) -> tuple[Round | None, tuple[dict | None, list[dict], dict]]:
         detail = selectors.round_detail(round=last_closed)
         last = {key: detail.get(key) for key in ("number", "rack", "top_score", "tops", "master")}
         last["placed"] = placed_squares(last_closed.master)
+        # The players whose result the arbitrator changed after the close: their phones ask for their own
+        # line again (a change below the head of the standings moves nothing else a phone is sent).
+        last["amended"] = sorted(result["player"] for result in detail.get("results") or [] if result.get("corrected"))
     rows = [
         {**{k: row.get(k) for k in ("rank", "player", "name", "table", "total", "diff", "percent")},
          **({"seconds": row["seconds"]} if "seconds" in row else {})}  # topping: the total time

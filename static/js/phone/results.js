@@ -13,6 +13,7 @@ export function createResults({ config, gameId, player, live }) {
   let mine = null; // this player's own line: {result, standing}, from /games/<id>/mine
   let mineTimer = null;
   let lastScores = null; // the last top and standings seen, to ask for the player's line when they move
+  let lastAmended = null; // the last round's amended results, when this player's is among them
 
   // After a close a thousand phones ask at once: spread them over a second and a half, and ask only for
   // this player's own line (the top, the master and the top of the standings come with the live state).
@@ -131,9 +132,15 @@ export function createResults({ config, gameId, player, live }) {
     showResults(info.last, mine && mine.result);
     showStandings(info.standings || [], mine && mine.standing);
     showFinal(info, mine && mine.standing);
-    const scores = JSON.stringify([info.last, info.standings]);
+    // Every phone asks again when the top, the master or the head of the standings moved; only the phones of
+    // the players whose result the arbitrator changed after the close (last.amended) when nothing else did.
+    const { amended = [], ...closed } = info.last || {};
+    const scores = JSON.stringify([info.last ? closed : null, info.standings]);
+    const mineAmended = info.last && player && amended.includes(player.player) ? JSON.stringify([closed.number, amended]) : null;
     if (info.last && player && scores !== lastScores) loadMine(lastScores === null ? 0 : Math.random() * 1500);
+    else if (mineAmended && mineAmended !== lastAmended) loadMine(0);
     lastScores = scores;
+    lastAmended = mineAmended;
   }
 
   return { follow, refreshMine: () => loadMine(0) };
