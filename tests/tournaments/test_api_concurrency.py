@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.db import connection
 from rest_framework.test import APIClient
@@ -12,31 +10,10 @@ from tournaments.models import LogEntry, Result, Round, Slip
 from tournaments.security import issue_api_token
 
 from .api_support import bearer_client, expect
+from .threads_support import race
 
 # Each test with cache keys of its own (throttle counters, live versions).
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_cache")]
-
-
-def race(calls) -> list:
-    """Run the calls at once (released together by a barrier); return their responses in order."""
-    barrier = threading.Barrier(len(calls))
-    answers: list = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait()
-            answers[i] = call()
-        except Exception as exc:  # the test reads the failure, not a silent thread
-            answers[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return answers
 
 
 def arbitrator_clients(user, n: int) -> list[APIClient]:

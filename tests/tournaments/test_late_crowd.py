@@ -3,7 +3,6 @@ transaction, their log entries chained many at a time (services.logbook.log_pend
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
@@ -13,6 +12,8 @@ from django.utils import timezone
 from tournaments import selectors, services
 from tournaments.models import LogEntry, PendingLogEntry, Result, Round, Slip
 from tournaments.services.logbook import flush_pending, log, log_pending
+
+from .threads_support import race
 
 
 def _closed_round(make_game, make_player, players: int):
@@ -40,24 +41,11 @@ def test_a_crowd_served_after_the_close_is_judged_side_by_side_and_logged_once_e
     settings.ARBITER_DEFER_LATE_SLIP_LOG = deferred
     game, rnd, crowd = _closed_round(make_game, make_player, 16)
     arrived = rnd.deadline - timedelta(milliseconds=200)  # stamped on arrival, served after the close
-    barrier = threading.Barrier(len(crowd))
-    answers: list = [None] * len(crowd)
-
-    def hand_in(i, player):
-        try:
-            barrier.wait()
-            answers[i] = services.slip_submit(round=rnd, player=player, word="MELANIC", ref="H4",
-                                              score=78 if i % 2 else 70, key=f"k{i}", now=arrived)
-        except Exception as exc:  # the test reads the failure
-            answers[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=hand_in, args=(i, p)) for i, p in enumerate(crowd)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    answers = race([
+        lambda i=i, player=player: services.slip_submit(round=rnd, player=player, word="MELANIC", ref="H4",
+                                                        score=78 if i % 2 else 70, key=f"k{i}", now=arrived)
+        for i, player in enumerate(crowd)
+    ])
 
     assert all(isinstance(a, tuple) and a[1] for a in answers), answers
     for (slip, _), player in zip(answers, crowd, strict=True):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.db import connection
 
@@ -11,29 +9,15 @@ from tournaments import services
 from tournaments.errors import Conflict
 from tournaments.models import LateSlip, LogEntry, Result, Slip
 
+from .threads_support import race
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def run_together(count: int, work):
-    """Run ``work(i)`` in ``count`` threads released at the same instant; return their results."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-    errors: list = []
-
-    def target(i):
-        try:
-            barrier.wait()
-            results[i] = work(i)
-        except Exception as error:  # reported to the test below
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    """Run ``work(i)`` in ``count`` threads released at the same instant; return their results (none may fail)."""
+    results = race([lambda i=i: work(i) for i in range(count)])
+    errors = [result for result in results if isinstance(result, Exception)]
     assert not errors, errors
     return results
 
