@@ -23,3 +23,11 @@ def console_login(page, password: str, username: str = "arbitre") -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url("**/console/")
+
+
+def hand_in_training(page, word: str, ref: str, score: str) -> None:
+    """Fill the training slip and hand it in."""
+    page.fill("#slip-word", word)
+    page.fill("#slip-ref", ref)
+    page.fill("#slip-score", score)
+    page.click("#train-judge")

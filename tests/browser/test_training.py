@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from .support import hand_in_training
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 SHOTS = Path("/tmp/shots/13c")
@@ -58,14 +60,6 @@ def past_game(django_user_model):
     return game
 
 
-def hand_in(page, word: str, ref: str, score: str) -> None:
-    """Fill the training slip and hand it in."""
-    page.fill("#slip-word", word)
-    page.fill("#slip-ref", ref)
-    page.fill("#slip-score", score)
-    page.click("#train-judge")
-
-
 def test_full_training_run_clock_off(new_page, past_game, live_server):
     from tournaments import selectors
 
@@ -86,7 +80,7 @@ def test_full_training_run_clock_off(new_page, past_game, live_server):
     assert "".join(page.locator("#rack .rtile").all_inner_texts()).replace("\n", "").startswith(rounds[0].rack[0])
 
     # Round 1: the top, judged at once.
-    hand_in(page, master1["word"], master1["ref"], str(master1["score"]))
+    hand_in_training(page, master1["word"], master1["ref"], str(master1["score"]))
     page.wait_for_selector("#verdict:not([hidden])", timeout=10000)
     assert page.get_attribute("#verdict", "data-outcome") == "ok"
     assert page.text_content("#verdict-title") == f"Top! {master1['score']} points"
@@ -98,7 +92,7 @@ def test_full_training_run_clock_off(new_page, past_game, live_server):
     page.click("#train-next")
     page.wait_for_selector("#train-form:not([hidden])")
     assert page.text_content("#round-label") == "Round 2 of 2"
-    hand_in(page, "QXZWK", master2["ref"], "50")
+    hand_in_training(page, "QXZWK", master2["ref"], "50")
     page.wait_for_selector("#verdict[data-round='2']:not([hidden])", timeout=10000)
     assert page.get_attribute("#verdict", "data-outcome") == "zero"
     assert page.text_content("#verdict-title") == f"Paid 0, the top was {rounds[1].top_score}"
@@ -162,7 +156,7 @@ def test_a_game_open_to_members_trains_a_player_of_the_club_by_the_phones_token(
     page.click("#train-go")
     page.wait_for_selector("#train-form:not([hidden])")
     assert page.text_content("#round-label") == "Round 1 of 2"
-    hand_in(page, master["word"], master["ref"], str(master["score"]))
+    hand_in_training(page, master["word"], master["ref"], str(master["score"]))
     page.wait_for_selector("#verdict:not([hidden])", timeout=10000)
     assert page.get_attribute("#verdict", "data-outcome") == "ok"
     assert page.text_content("#verdict-title") == f"Top! {master['score']} points"
@@ -195,7 +189,7 @@ def test_with_the_clock_on_the_round_ends_at_time_up_and_is_judged_as_no_slip(ne
 
     # Round 1: the master, in time.
     master = round1.master
-    hand_in(page, master["word"], master["ref"], str(master["score"]))
+    hand_in_training(page, master["word"], master["ref"], str(master["score"]))
     page.wait_for_selector("#verdict:not([hidden])", timeout=10000)
     assert page.get_attribute("#verdict", "data-outcome") == "ok"
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from .support import hand_in_training
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 SHOTS = Path("/tmp/h/shots/trn")
@@ -43,13 +45,6 @@ def topping_game(django_user_model):
     return game
 
 
-def hand_in(page, word: str, ref: str, score: str) -> None:
-    page.fill("#slip-word", word)
-    page.fill("#slip-ref", ref)
-    page.fill("#slip-score", score)
-    page.click("#train-judge")
-
-
 def test_training_on_a_topping_game_is_timed_by_the_tries(new_page, topping_game, live_server):
     game = topping_game
     rules = game.tournament.rules
@@ -66,13 +61,13 @@ def test_training_on_a_topping_game_is_timed_by_the_tries(new_page, topping_game
     page.wait_for_function("document.getElementById('countdown').textContent !== '–:––'")
 
     # A wrong try: said so, the form stays open, the clock runs on.
-    hand_in(page, "QXZWK", top["ref"], "50")
+    hand_in_training(page, "QXZWK", top["ref"], "50")
     page.wait_for_function("document.getElementById('train-status').textContent.includes('try again')")
     assert page.is_visible("#train-form") and page.is_hidden("#verdict")
     page.screenshot(path=str(SHOTS / "topping-1-wrong-try.png"), full_page=True)
 
     # The top: found, in the seconds since the round's start on the server's clock.
-    hand_in(page, top["word"], top["ref"], str(top["score"]))
+    hand_in_training(page, top["word"], top["ref"], str(top["score"]))
     page.wait_for_selector("#verdict[data-round='1']:not([hidden])", timeout=10000)
     title = page.text_content("#verdict-title")
     assert title.startswith("Top found in ") and title.endswith(" s")

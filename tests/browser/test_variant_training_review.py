@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from .support import hand_in_training
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
 SHOTS = Path("/tmp/h/shots/trn")
@@ -53,10 +55,7 @@ def test_training_on_a_seven_and_eight_game_shows_8_tiles_and_pays_75_for_all_8(
     page.wait_for_selector("#train-form:not([hidden])")
     assert page.locator("#rack .rtile").count() == 8
     second = game.rounds.get(number=2)
-    page.fill("#slip-word", "NOTARIES")
-    page.fill("#slip-ref", "H1")
-    page.fill("#slip-score", "129")
-    page.click("#train-judge")
+    hand_in_training(page, "NOTARIES", "H1", "129")
     page.wait_for_selector("#verdict[data-round='1']:not([hidden])", timeout=10000)
     assert page.text_content("#verdict-title") == "Top! 129 points"
     assert page.text_content("#total-mine") == "129"
