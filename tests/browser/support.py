@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 
@@ -31,3 +32,11 @@ def hand_in_training(page, word: str, ref: str, score: str) -> None:
     page.fill("#slip-ref", ref)
     page.fill("#slip-score", score)
     page.click("#train-judge")
+
+
+def join_by_phone(page, code: str, name: str) -> None:
+    """Join the game of ``code`` as ``name`` on the join page, and wait for the play page."""
+    page.goto(f"/join/{code}")
+    page.get_by_label(re.compile("name|nom", re.I)).fill(name)
+    page.locator("#join-form button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/games/\d+/play$"))

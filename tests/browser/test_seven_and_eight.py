@@ -3,11 +3,9 @@ close, its result shows the pay with the bonus of 75 for a bingo of 8 tiles (doc
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from .support import wait_for
+from .support import join_by_phone, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -48,10 +46,7 @@ def test_a_phone_plays_all_eight_tiles_and_its_result_shows_the_bonus_of_75(new_
     phone = new_page(size="phone")
     messages = []
     phone.on("console", lambda message: messages.append(f"{message.type}: {message.text}"[:300]))
-    phone.goto(f"/join/{game.join_code}")
-    phone.get_by_label(re.compile("name|nom", re.I)).fill("Ana")
-    phone.locator("#join-form button[type=submit]").click()
-    phone.wait_for_url(re.compile(r"/games/\d+/play$"))
+    join_by_phone(phone, game.join_code, "Ana")
 
     round = services.round_start(round=services.round_draw(game=game, rack=RACK))
     round.refresh_from_db()

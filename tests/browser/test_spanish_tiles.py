@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import wait_for
+from .support import join_by_phone, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -61,10 +61,7 @@ def test_a_phone_plays_ch_from_its_key_and_a_paper_slip_perro_takes_the_rr_tile(
     game = spanish_game
     services.player_register(game=game, name="Bruno", table=2)
     phone = new_page(size="phone")
-    phone.goto(f"/join/{game.join_code}")
-    phone.get_by_label(re.compile("name|nom", re.I)).fill("Ana")
-    phone.locator("#join-form button[type=submit]").click()
-    phone.wait_for_url(re.compile(r"/games/\d+/play$"))
+    join_by_phone(phone, game.join_code, "Ana")
 
     # The rack typed with the aliases: 3 is RR, 1 is CH.
     round = services.round_start(round=services.round_draw(game=game, rack="3PEO1CA"))

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from .support import wait_for
+from .support import join_by_phone, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -28,13 +28,6 @@ def topping_game(db):
     tournament = services.tournament_create(name="Soirée topping", variant="topping", round_seconds=ROUND_SECONDS)
     assert tournament.rules.topping and tournament.rules.round_seconds == ROUND_SECONDS
     return services.game_create(tournament=tournament, seed=5)
-
-
-def _join(page, code, name):
-    page.goto(f"/join/{code}")
-    page.get_by_label(re.compile("name|nom", re.I)).fill(name)
-    page.locator("#join-form button[type=submit]").click()
-    page.wait_for_url(re.compile(r"/games/\d+/play$"))
 
 
 def _hand_in(page, word, ref, score):
@@ -61,8 +54,8 @@ def test_a_topping_round_on_two_phones(new_page, screenshot, topping_game):
     game = topping_game
     tournament = game.tournament
     ana, ben = new_page(size="phone"), new_page(size="phone")
-    _join(ana, game.join_code, "Ana")
-    _join(ben, game.join_code, "Ben")
+    join_by_phone(ana, game.join_code, "Ana")
+    join_by_phone(ben, game.join_code, "Ben")
     hall = new_page(size="laptop")
     hall.goto(f"/projector/{game.screen_key}")
 

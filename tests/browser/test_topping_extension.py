@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from .support import wait_for
+from .support import join_by_phone, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -48,10 +48,7 @@ def test_the_running_time_follows_the_extension_and_the_pause(new_page, screensh
 
     game = topping_game
     phone = new_page(size="phone")
-    phone.goto(f"/join/{game.join_code}")
-    phone.get_by_label(re.compile("name|nom", re.I)).fill("Ana")
-    phone.locator("#join-form button[type=submit]").click()
-    phone.wait_for_url(re.compile(r"/games/\d+/play$"))
+    join_by_phone(phone, game.join_code, "Ana")
 
     round = services.round_start(round=services.round_draw(game=game, rack="AEINRST"))
     round.refresh_from_db()
