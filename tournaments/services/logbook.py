@@ -37,16 +37,13 @@ def log(*, game, action: str, actor=None, round=None, slip=None, player=None, be
     with transaction.atomic():
         Game.objects.select_for_update().filter(pk=game.pk).values_list("pk").first()
         last = LogEntry.objects.filter(game_id=game.pk).order_by("-seq").values("seq", "hash").first()
-        pending = list(PendingLogEntry.objects.filter(game_id=game.pk).order_by("id"))
-        entries = [_entry(p.game_id, p.round_id, p.slip_id, p.player_id, p.actor_id, p.action, p.before, p.after,
-                          p.reason) for p in pending]
+        entries = _take_pending(game.pk)
         entry = LogEntry(
             game=game, round=round, slip=slip, player=player, actor=actor, action=action,
             before=logchain.normalised(before), after=logchain.normalised(after), reason=reason,
         )
         _chain(last, [*entries, entry])
-        if pending:
-            PendingLogEntry.objects.filter(pk__in=[p.pk for p in pending]).delete()
+        if entries:
             LogEntry.objects.bulk_create(entries)
         entry.save(force_insert=True)
     return entry
@@ -83,14 +80,11 @@ def flush_pending(game_id: int, mine: int | None = None) -> int:
         with transaction.atomic():
             locked = Game.objects.select_for_update(skip_locked=skip).filter(pk=game_id).values_list("pk").first()
             if locked is not None:
-                pending = list(PendingLogEntry.objects.filter(game_id=game_id).order_by("id"))
-                if not pending:
+                entries = _take_pending(game_id)
+                if not entries:
                     return 0
                 last = LogEntry.objects.filter(game_id=game_id).order_by("-seq").values("seq", "hash").first()
-                entries = [_entry(p.game_id, p.round_id, p.slip_id, p.player_id, p.actor_id, p.action, p.before,
-                                  p.after, p.reason) for p in pending]
                 _chain(last, entries)
-                PendingLogEntry.objects.filter(pk__in=[p.pk for p in pending]).delete()
                 LogEntry.objects.bulk_create(entries)
                 return len(entries)
         if mine is None or not PendingLogEntry.objects.filter(pk=mine).exists():
@@ -98,9 +92,15 @@ def flush_pending(game_id: int, mine: int | None = None) -> int:
         time.sleep(FLUSH_POLL_SECONDS * (0.5 + random.random()))
 
 
-def _entry(game_id, round_id, slip_id, player_id, actor_id, action, before, after, reason) -> LogEntry:  # noqa: PLR0913 - the entry's fields
-    return LogEntry(game_id=game_id, round_id=round_id, slip_id=slip_id, player_id=player_id, actor_id=actor_id,
-                    action=action, before=before, after=after, reason=reason)
+def _take_pending(game_id: int) -> list[LogEntry]:
+    """The game's pending entries, in the order they were written, as log entries not yet chained; removed
+    from the pending ones (the caller's transaction holds the game's lock, and stores them)."""
+    pending = list(PendingLogEntry.objects.filter(game_id=game_id).order_by("id"))
+    if pending:
+        PendingLogEntry.objects.filter(pk__in=[p.pk for p in pending]).delete()
+    return [LogEntry(game_id=p.game_id, round_id=p.round_id, slip_id=p.slip_id, player_id=p.player_id,
+                     actor_id=p.actor_id, action=p.action, before=p.before, after=p.after, reason=p.reason)
+            for p in pending]
 
 
 def _chain(last, entries: list[LogEntry]) -> None:
