@@ -66,17 +66,15 @@ def training_trainee(*, game: Game, user=None, token: str | None = None, known: 
     return f"a{secrets.token_hex(12)}"
 
 
-def _first_key(game: Game, trainee: str, number: int) -> str:
-    # The game's creation in the key: a game's id that comes back in a recreated database starts afresh.
-    return live_key(game.pk, "training-first", int(game.created_at.timestamp()), trainee, number)
+def _trainee_key(what: str, game: Game, trainee: str, number: int) -> str:
+    """A trainee's mark on round ``number`` (``what``: "first" verdict, topping's "start" and wrong "tries").
+    The game's creation in the key: a game's id that comes back in a recreated database starts afresh."""
+    return live_key(game.pk, f"training-{what}", int(game.created_at.timestamp()), trainee, number)
 
 
-def _start_key(game: Game, trainee: str, number: int) -> str:
-    return live_key(game.pk, "training-start", int(game.created_at.timestamp()), trainee, number)
-
-
-def _tries_key(game: Game, trainee: str, number: int) -> str:
-    return live_key(game.pk, "training-tries", int(game.created_at.timestamp()), trainee, number)
+def _elapsed(started: float) -> int:
+    """Whole seconds since ``started`` (a time.time() kept in the cache)."""
+    return max(0, math.floor(time.time() - started))
 
 
 def training_start(*, game: Game, number: int, trainee: str) -> dict:
@@ -86,10 +84,11 @@ def training_start(*, game: Game, number: int, trainee: str) -> dict:
     round = training_round(game, number)
     if not is_topping(game.tournament):
         return {"round": round.number, "topping": False}
-    cache.add(_start_key(game, trainee, round.number), time.time(), timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
-    started = cache.get(_start_key(game, trainee, round.number))
+    start = _trainee_key("start", game, trainee, round.number)
+    cache.add(start, time.time(), timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
+    started = cache.get(start)
     return {"round": round.number, "topping": True, "round_seconds": game.tournament.rules.round_seconds,
-            "elapsed": max(0, math.floor(time.time() - started))}
+            "elapsed": _elapsed(started)}
 
 
 def _topping_try(game: Game, round, trainee: str, word: str, paid: int) -> dict:
@@ -98,14 +97,14 @@ def _topping_try(game: Game, round, trainee: str, word: str, paid: int) -> dict:
     the trainee (``final``) once a try finds the top, or with an empty word (given up, or the clock ran out),
     or when the round's time has gone by; a wrong try before then is counted and the trainee tries again."""
     rules = game.tournament.rules
-    started = cache.get(_start_key(game, trainee, round.number))
+    started = cache.get(_trainee_key("start", game, trainee, round.number))
     if started is None:
         raise Conflict("training_not_started", params={"round": round.number})
-    elapsed = max(0, math.floor(time.time() - started))
+    elapsed = _elapsed(started)
     in_time = elapsed <= rules.round_seconds
     found = bool(word) and in_time and paid == round.top_score
     final = found or not word or not in_time
-    tries = _tries_key(game, trainee, round.number)
+    tries = _trainee_key("tries", game, trainee, round.number)
     cache.add(tries, 0, timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
     if not final:
         cache.incr(tries)
@@ -135,7 +134,7 @@ def training_judge(*, game: Game, number: int, word: str, ref: str, score: int |
     topping = _topping_try(game, round, key, word, judgement.paid) if is_topping(game.tournament) else None
     # Topping: the verdict that counts is the round's last try (the top found, or given up), not its first.
     counted = (topping is None or topping["final"]) and cache.add(
-        _first_key(game, key, round.number), 1, timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
+        _trainee_key("first", game, key, round.number), 1, timeout=settings.ARBITER_TRAINING_FIRST_SECONDS)
     signed = {"g": game.pk, "r": round.number, "p": judgement.paid, "o": judgement.outcome,
               "k": key, "c": 1 if counted else 0, "at": time.time_ns()}
     if topping is not None:
