@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from .test_training import hand_in, past_game  # noqa: F401 (past_game: the fixture, a two-round game over)
+from .support import hand_in_training
+from .test_training import past_game  # noqa: F401 (the fixture, a two-round game over)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cleared_cache")]
 
@@ -41,7 +42,7 @@ def test_retries_after_starting_again_are_practice_and_the_result_counts_the_fir
     page.click("#train-go")
     for r in rounds:
         page.wait_for_selector("#train-form:not([hidden])")
-        hand_in(page, r.master["word"], r.master["ref"], str(r.master["score"]))
+        hand_in_training(page, r.master["word"], r.master["ref"], str(r.master["score"]))
         page.wait_for_selector(f"#verdict[data-round='{r.number}']:not([hidden])", timeout=10000)
         assert page.get_attribute("#verdict", "data-counted") == "false"
         assert page.text_content("#verdict-title") == f"Top! {r.master['score']} points · practice: not counted"
