@@ -1,5 +1,6 @@
 """The Celery application: configuration comes from Django settings (CELERY_* names)."""
 
+import logging
 import os
 import signal
 import warnings
@@ -7,6 +8,7 @@ import warnings
 import click
 from celery import Celery, bootsteps, signals
 from celery.exceptions import SecurityWarning
+from celery.worker.consumer import Consumer as CeleryConsumer
 
 from . import broker  # noqa: F401 - registers the embedded broker's transport (arbiterfs://)
 
@@ -39,6 +41,38 @@ app.user_options["worker"].add(click.Option(
     ["--beat-thread"], is_flag=True, default=False,
     help="run the beat scheduler in a thread of this worker (no process of its own)"))
 app.steps["worker"].add(ThreadedBeat)
+
+
+class Consumer(CeleryConsumer):
+    """The worker's consumer (CELERY_WORKER_CONSUMER), which outlives the loss of its broker.
+
+    When Redis goes while the worker holds a message not yet acknowledged (a round's close, held until its
+    deadline; a task running, acknowledged at its end), Celery closes the lost connection a second time after
+    kombu had already let go of its address; the Redis channel then asks for that address to put the message
+    back, and the AttributeError ('NoneType' object has no attribute 'hostname') went up to the worker, which
+    stopped: "Unrecoverable error", in the middle of a round. Here that close cannot end the worker: its error
+    is logged, and the consumer reconnects as after any other loss. The message could not be put back anyway
+    (Redis is gone): a Redis that kept it gives it back after the visibility timeout."""
+
+    def on_connection_error_after_connected(self, exc):
+        lost = self.connection
+        if lost is not None:
+            lost.close = lost.release = _closer_of(lost)  # what Celery calls on the lost connection
+        return super().on_connection_error_after_connected(exc)
+
+
+def _closer_of(connection):
+    plain = type(connection).close
+
+    def close():
+        try:
+            plain(connection)
+        except Exception as error:
+            logging.getLogger(__name__).warning(
+                "the lost broker connection did not close cleanly (%s: %s); reconnecting all the same",
+                type(error).__name__, error)
+
+    return close
 
 
 class LeaveCtrlCToTheLauncher(bootsteps.StartStopStep):

@@ -121,6 +121,15 @@ else:
 CELERY_BROKER_URL = BROKER.url
 CELERY_BROKER_TRANSPORT_OPTIONS = BROKER.transport_options
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The worker and Redis (docs/operations.md): a worker that lost Redis tries again for as long as it takes
+# (Celery's default gives up after 100 tries, some 46 minutes, and the worker exits), and its consumer
+# survives the loss with messages held (arbiter/celery.py, Consumer).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CONSUMER = "arbiter.celery:Consumer"
+# A task running when Redis goes is left to finish its work (each is safe to run twice: Redis gives its message
+# back after the visibility timeout), not cancelled.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # A change is saved first and its task queued after: with the broker down, queuing gives up within about a
 # second (logged; the sweep and the first request after the deadline close the round anyway).
 CELERY_BROKER_CONNECTION_TIMEOUT = 1.0
