@@ -52,7 +52,8 @@ class Consumer(CeleryConsumer):
     back, and the AttributeError ('NoneType' object has no attribute 'hostname') went up to the worker, which
     stopped: "Unrecoverable error", in the middle of a round. Here that close cannot end the worker: its error
     is logged, and the consumer reconnects as after any other loss. The message could not be put back anyway
-    (Redis is gone): a Redis that kept it gives it back after the visibility timeout."""
+    (Redis is gone): a Redis that kept it gives it back after the visibility timeout, and the closes of the
+    open rounds are queued again on the new connection (QueueOpenCloses)."""
 
     def on_connection_error_after_connected(self, exc):
         lost = self.connection
@@ -73,6 +74,24 @@ def _closer_of(connection):
                 type(error).__name__, error)
 
     return close
+
+
+class QueueOpenCloses(bootsteps.StartStopStep):
+    """On each connection to the broker, the first and every one after a loss, the worker queues again the
+    close of every open round at its deadline (tournaments/services/schedule.py, schedule_open_closes): the
+    closes it held were dropped with the lost connection, and a Redis started again may have none of them.
+    The rounds are read and the tasks sent from a thread, so a slow database never holds the consumer."""
+
+    requires = ("celery.worker.consumer.tasks:Tasks",)
+    label = "Open rounds' closes"
+
+    def start(self, c):
+        from tournaments.services.schedule import schedule_open_closes
+
+        schedule_open_closes()
+
+
+app.steps["consumer"].add(QueueOpenCloses)
 
 
 class LeaveCtrlCToTheLauncher(bootsteps.StartStopStep):

@@ -51,6 +51,30 @@ def schedule_close(round_id: int, deadline: datetime) -> None:
     _send(CLOSE_ROUND, args=[round_id], eta=deadline, what=f"the close of round {round_id}")
 
 
+def schedule_open_closes() -> None:
+    """The close of every open round (its clock running) queued again, at its deadline: the worker calls this on
+    each connection to the broker (arbiter/celery.py, QueueOpenCloses). A worker that lost its broker dropped
+    the closes it held until their deadline, and a Redis started again may have kept none of them; a round
+    already past its deadline is closed at once. A close queued twice closes nothing twice."""
+
+    def send() -> None:
+        from django.db import connections
+
+        from tournaments.models import Round
+
+        try:
+            open_rounds = list(Round.objects.filter(status=Round.Status.OPEN, paused_at__isnull=True,
+                                                    deadline__isnull=False).values_list("pk", "deadline"))
+        finally:
+            connections.close_all()  # this thread's own connection: it goes back now, not when the worker ends
+        for round_id, deadline in open_rounds:
+            current_app.send_task(CLOSE_ROUND, args=[round_id], eta=deadline)
+        if open_rounds:
+            logger.info("the close of %d open round(s) queued again", len(open_rounds))
+
+    send_in_background(send, "the closes of the open rounds")
+
+
 def schedule_tops(round_id: int) -> None:
     """The tops of a round just drawn, computed by the worker so they are ready when it closes."""
     _send(COMPUTE_TOPS, args=[round_id], what=f"the tops of round {round_id}")
