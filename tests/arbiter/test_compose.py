@@ -59,6 +59,19 @@ def test_web_and_worker_wait_for_healthy_database_and_redis():
     assert migrate_depends["redis"]["condition"] == "service_healthy"
 
 
+def test_every_long_running_service_is_started_again_and_migrate_runs_once():
+    """A service that exits (a crash, the OOM killer, the machine restarted) comes back by itself, in every
+    profile; the migrations run once and are not run again in a loop (docs/operations.md, "The worker and
+    Redis")."""
+    for name, service in COMPOSE["services"].items():
+        if name == "migrate":
+            assert service.get("restart", "no") == "no", name
+        else:
+            assert service.get("restart") in ("unless-stopped", "always"), f"{name} is not started again"
+    # The worker is compose's plain command, no launcher around it: its reconnection is its own.
+    assert COMPOSE["services"]["worker"]["command"][:4] == ["celery", "-A", "arbiter", "worker"]
+
+
 def test_dockerfile_runs_as_non_root_and_collects_static_files():
     dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
     assert "-slim" in dockerfile.splitlines()[1]
