@@ -85,11 +85,11 @@ class ComposeWorker(Process):
 def test_the_worker_tries_to_reconnect_for_as_long_as_redis_is_away():
     """Celery's default gives up after 100 tries (some 46 minutes, the tries 2 s more apart each time up to
     30 s) and the worker exits: an evening's Redis outage must not end it. The worker's own configuration."""
-    from arbiter.celery import Consumer, app
+    from arbiter.celery import app
 
     assert app.conf.broker_connection_retry is True
     assert app.conf.broker_connection_max_retries is None  # no limit
-    assert app.conf.worker_consumer == f"{Consumer.__module__}:{Consumer.__name__}"
+    assert app.conf.worker_consumer == "arbiter.celery:Consumer"  # the consumer that outlives the loss
 
 
 @needs_services
