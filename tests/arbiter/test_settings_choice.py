@@ -117,3 +117,22 @@ def test_manage_rundemo_beyond_loopback_with_debug_on_is_refused_before_anything
     assert process.returncode != 0
     assert "never runs with DEBUG on" in err and "make run HOST=0.0.0.0" in err
     assert not (tmp_path / "data" / "arbiter.sqlite3").exists()
+
+
+def test_a_checkouts_seal_stays_the_same_when_debug_goes_off(settings, tmp_path):
+    """`make run` on this computer (the development key) seals with a key it keeps in DATA_DIR/signing.key;
+    `make run HOST=0.0.0.0` on the same data folder has a real secret key (DATA_DIR/secret.key): the seal is
+    the same, so receipts and the centre's registered key stay good. A data folder without one derives it."""
+    from tournaments import seal
+
+    settings.ARBITER_SIGNING_KEY = ""
+    settings.DATA_DIR = tmp_path / "var"
+    settings.SECRET_KEY = seal.DEVELOPMENT_SECRET
+    on_this_computer = seal.public_key()
+    assert (tmp_path / "var" / seal.KEY_FILE).exists()
+    settings.SECRET_KEY = "k" * 48
+    assert seal.public_key() == on_this_computer
+
+    settings.DATA_DIR = tmp_path / "installed"
+    derived = seal.public_key()
+    assert derived != on_this_computer and not (tmp_path / "installed" / seal.KEY_FILE).exists()
