@@ -127,6 +127,24 @@ def _get(opener, url: str, data: dict | None = None) -> tuple[int, str, str]:
         return error.code, url, error.read().decode()
 
 
+def _worker_environment(launcher: int) -> dict:
+    """The environment of the launcher's Celery worker (a child in its process group), read from /proc."""
+    if not Path("/proc/self/environ").exists():
+        pytest.skip("no /proc here to read the worker's environment")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for proc in Path("/proc").iterdir():
+            try:
+                if (proc.name.isdigit() and os.getpgid(int(proc.name)) == launcher
+                        and b"celery" in (proc / "cmdline").read_bytes()):
+                    pairs = (proc / "environ").read_bytes().split(b"\0")
+                    return dict(pair.decode().split("=", 1) for pair in pairs if b"=" in pair)
+            except (OSError, ProcessLookupError):
+                continue
+        time.sleep(0.2)
+    raise AssertionError("no worker in the launcher's process group")
+
+
 def _plain_404(opener, base: str) -> None:
     status, _, page = _get(opener, f"{base}/no-such-page/")
     assert status == 404
@@ -153,6 +171,10 @@ def test_the_installed_arbiter_serves_the_lan_with_debug_off_and_keeps_its_secre
         assert key.stat().st_mode & 0o777 == 0o600
         made = key.read_text()
         assert len(made.strip()) >= 32
+
+        # The worker the launcher started runs the same settings, DEBUG off too.
+        worker = _worker_environment(first.process.pid)
+        assert worker.get("DJANGO_SETTINGS_MODULE") == "arbiter.settings.app" and worker.get("DEBUG") == "0", worker
 
         # The arbitrator signs in with the password printed on this first run.
         password = re.search(r"password '([^']+)'", first.output).group(1)
