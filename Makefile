@@ -25,6 +25,9 @@ install: $(VENV)/.installed
 warm: $(VENV)/.installed
 	$(BIN)/python -m engine warm
 
+# A checkout's `make run` opts into the development settings (DEBUG on); with HOST beyond loopback the launcher
+# turns DEBUG off (arbiter/settings/__init__.py). DJANGO_SETTINGS_MODULE in the environment wins.
+run: export DJANGO_SETTINGS_MODULE ?= arbiter.settings.dev
 run: warm
 	$(BIN)/python -m arbiter run --no-warm --host '$(HOST)' --port '$(PORT)'
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env python
-import os
 import sys
 
 
 def main():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arbiter.settings.dev")
+    from arbiter.settings import choose
+
+    # A checkout's developer tool: the development settings, unless DJANGO_SETTINGS_MODULE names others.
+    choose(development=True)
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -7,9 +7,10 @@ run`` calls it too (``python -m arbiter run``).
     arbiter importlexicon ... / arbiter verifylog ...   the club's management commands
     arbiter manage COMMAND ...                          any Django management command
 
-It runs from any folder: in a checkout it uses the checkout's settings (arbiter.settings.dev, data in var/),
-installed it uses arbiter.settings.app (data in the user's data folder, a secret key made there once).
-DJANGO_SETTINGS_MODULE and DATA_DIR in the environment override either.
+It runs from any folder with the safe settings, arbiter.settings.app (DEBUG off, a secret key made once in
+the data folder: var/ in a checkout, the user's data folder installed), unless DJANGO_SETTINGS_MODULE names
+others (`make run` names the checkout's development settings); DATA_DIR overrides the data folder. A server
+that listens beyond loopback (--lan) runs with DEBUG off whatever the settings (arbiter/settings/__init__.py).
 """
 
 from __future__ import annotations
@@ -27,12 +28,6 @@ CLUB_COMMANDS = {
     "createsuperuser": "create another arbitrator's account",
     "migrate": "bring the database up to date (arbiter run does it too)",
 }
-
-
-def settings_module() -> str:
-    from arbiter.places import in_checkout
-
-    return "arbiter.settings.dev" if in_checkout() else "arbiter.settings.app"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -75,11 +70,12 @@ def main(argv: list[str] | None = None) -> int:
         execute_from_command_line(["arbiter", *(argv[1:] if argv[0] == "manage" else argv)])
         return 0
     args = parser().parse_args(argv)
+    host = None
     if args.command == "run":
         host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
         if args.public_url is not None:
             os.environ["PUBLIC_URL"] = args.public_url
-    if not setup():
+    if not setup(host=host):
         return 2
     from django.core.management import call_command
     if args.command == "run":
@@ -94,14 +90,22 @@ def main(argv: list[str] | None = None) -> int:
     raise AssertionError(args.command)  # the others were handed to Django above
 
 
-def setup() -> bool:
-    """Django set up with the settings of a checkout or of an installed arbiter, and the data folder made;
-    False (the reason printed) when a setting in the environment is refused."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module())
+def setup(host: str | None = None) -> bool:
+    """Django set up with the chosen settings (arbiter/settings/__init__.py), and the data folder made;
+    False (the reason printed) when a setting in the environment is refused. ``host``: the address the
+    server will listen on (beyond loopback, DEBUG off)."""
+    from arbiter.env import SettingError, get_bool
+    from arbiter.settings import choose, loopback
+
+    try:
+        debug_asked = get_bool("DEBUG")
+    except SettingError:
+        debug_asked = False
+    if host is not None and not loopback(host) and debug_asked:
+        print("arbiter: DEBUG ignored: a server the network can reach runs with DEBUG off", file=sys.stderr)
+    choose(host=host)
     import django
     from django.conf import settings
-
-    from arbiter.env import SettingError
 
     try:
         django.setup()

@@ -1,4 +1,3 @@
-import os
 import sys
 
 from django.conf import settings
@@ -7,8 +6,10 @@ from django.core.asgi import get_asgi_application
 from arbiter.arrival import limit_in_flight
 from arbiter.bodies import arrive_whole
 from arbiter.server import raise_open_files_limit
+from arbiter.settings import choose as choose_settings
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arbiter.settings.dev")
+# The safe settings unless DJANGO_SETTINGS_MODULE names others (arbiter/settings/__init__.py).
+choose_settings()
 django_application = get_asgi_application()
 
 from arbiter.backups import embedded_database  # noqa: E402

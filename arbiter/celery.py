@@ -1,7 +1,6 @@
 """The Celery application: configuration comes from Django settings (CELERY_* names)."""
 
 import logging
-import os
 import signal
 import warnings
 
@@ -12,9 +11,29 @@ from celery.worker.consumer import Consumer as CeleryConsumer
 
 from . import broker  # noqa: F401 - registers the embedded broker's transport (arbiterfs://)
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arbiter.settings.dev")
 
-app = Celery("arbiter")
+def django_fixup(app):
+    """Celery's Django fix-up (the tasks of the installed apps, Django set up in the worker, its database
+    connections closed around each task), installed whatever the environment holds at this import: celery's
+    own installs it only when DJANGO_SETTINGS_MODULE is already set, and importing this module chooses no
+    settings (arbiter/settings/__init__.py)."""
+    from celery.fixups.django import DjangoFixup
+
+    return DjangoFixup(app).install()
+
+
+app = Celery("arbiter", fixups=[django_fixup])
+
+
+@app.on_configure.connect
+def choose_settings(**_):
+    """The settings are chosen when the configuration is first read, not at import: a worker started by hand
+    without DJANGO_SETTINGS_MODULE runs the safe settings; the launcher's worker inherits its launcher's."""
+    from arbiter.settings import choose
+
+    choose()
+
+
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

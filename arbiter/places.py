@@ -34,3 +34,11 @@ def default_data_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def lan_command(public_url: str = "") -> str:
+    """The command that serves the club's phones, as this arbiter's user types it: ``make run HOST=0.0.0.0``
+    in a checkout, ``arbiter run --lan`` installed; ``public_url``: with the address phones open."""
+    if in_checkout():
+        return "make run HOST=0.0.0.0" + (f" PUBLIC_URL={public_url}" if public_url else "")
+    return "arbiter run --lan" + (f" --public-url {public_url}" if public_url else "")

@@ -7,6 +7,10 @@ without a secret; the console checks a receipt shown in a dispute, an import che
 The key, in order:
 - ``SIGNING_KEY`` (setting ``ARBITER_SIGNING_KEY``): 32 bytes in base64, the private key's seed; for several
   installations that must sign as one (the web and worker containers of one service);
+- else the key kept in ``DATA_DIR/signing.key`` when there is one: a checkout's data folder keeps the seal
+  its first runs made there, with the development key, when a later run has a real secret key (`make run
+  HOST=0.0.0.0` turns DEBUG off, and the key kept in DATA_DIR/secret.key replaces the development key:
+  arbiter/settings/__init__.py);
 - else derived from ``SECRET_KEY`` with HKDF-SHA256, when the secret key is a real one (every deployment with
   DEBUG off has one);
 - else (the embedded default's development key, which every laptop shares) a key made once and kept in
@@ -97,7 +101,7 @@ def server_key() -> tuple[Ed25519PrivateKey, str]:
                 if len(seed) != 32:
                     raise ValueError("SIGNING_KEY must be 32 bytes in base64")
                 key = Ed25519PrivateKey.from_private_bytes(seed)
-            elif secret and secret != DEVELOPMENT_SECRET:
+            elif secret and secret != DEVELOPMENT_SECRET and not (folder / KEY_FILE).exists():
                 seed = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=HKDF_INFO).derive(secret.encode())
                 key = Ed25519PrivateKey.from_private_bytes(seed)
             else:

@@ -6,9 +6,14 @@ and REDIS_URL at Redis, so a silent fallback to the embedded default cannot hide
 
 import os
 
-os.environ.setdefault("DEBUG", "1")
+from arbiter import env
+from arbiter.settings import keep_secret_key
 
-from arbiter import env  # noqa: E402
+os.environ.setdefault("DEBUG", "1")
+# DEBUG off (a launcher's server beyond loopback, arbiter/settings/__init__.py): the key kept in DATA_DIR.
+if not env.get_bool("DEBUG"):
+    keep_secret_key()
+
 from arbiter.settings.base import *  # noqa: E402,F401,F403
 from arbiter.settings.base import BROKER, DATABASES  # noqa: E402
 

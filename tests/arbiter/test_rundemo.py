@@ -9,6 +9,7 @@ anything outside 127.0.0.0/8.
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -140,14 +141,23 @@ def _wait_answering(url: str, timeout: float = 60) -> tuple[int, bytes]:
             time.sleep(0.3)
 
 
+@pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists() or shutil.which("make") is None,
+                    reason="`make run` needs make and the checkout's .venv (make install)")
 def test_lan_mode_prints_the_phones_address_and_a_qr_code_and_serves_the_home_page(embedded_env):
-    """`make run HOST=0.0.0.0 PORT=P` with PUBLIC_URL given: the phones' address and its QR code are printed,
-    this machine opens http://127.0.0.1:P/, and a request naming the phones' address is allowed."""
+    """`make run HOST=0.0.0.0 PORT=P` itself, with PUBLIC_URL given: the phones' address and its QR code are
+    printed, this machine opens http://127.0.0.1:P/, and a request naming the phones' address is allowed.
+    The network reaches it, so DEBUG is off: a page not found is the plain one (no list of every address), and
+    the secret key is the one made in the data folder."""
     port = _free_port()
     public = f"http://127.0.0.2:{port}"
     env = {**embedded_env, "PUBLIC_URL": public}
-    env.pop("ALLOWED_HOSTS", None)
-    process = _start(["--host", "0.0.0.0", "--port", str(port), "--no-demo"], env)
+    for name in ("ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE", "DEBUG", "SECRET_KEY"):
+        env.pop(name, None)
+    # -o: the checkout's venv taken as installed (a pyproject.toml newer than it does not reinstall it here).
+    process = subprocess.Popen(
+        ["make", "-o", ".venv/.installed", "run", "HOST=0.0.0.0", f"PORT={port}"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
     lines: list[str] = []
     try:
         url = _read_until(process, r"running at (http://\S+)", lines).group(1)
@@ -170,9 +180,18 @@ def test_lan_mode_prints_the_phones_address_and_a_qr_code_and_serves_the_home_pa
         except urllib.error.HTTPError as exc:
             refused = exc.code
         assert refused == 400
+
+        status, body = _get(f"{url}no-such-page/")
+        assert status == 404
+        assert b"DEBUG = True" not in body and b"URLconf" not in body and b"console/" not in body, body[:2000]
+        key = Path(env["DATA_DIR"]) / "secret.key"
+        assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_text().strip()) >= 32
     finally:
         _stop(process)
-    assert process.returncode == 0, "".join(lines)
+    lines.append(process.stdout.read())
+    # make itself ends on the terminal's Ctrl-C (SIGINT to the group), once the launcher has stopped.
+    assert process.returncode in (0, -signal.SIGINT) and "Stopped." in lines[-1], "".join(lines)
+    assert "No directory at" not in "".join(lines), "no warning about a static folder the checkout does not use"
 
 
 def test_a_port_in_use_is_refused_at_once_with_the_reason(embedded_env):

@@ -37,16 +37,17 @@ def _free_port() -> int:
 
 @pytest.fixture
 def club_server(tmp_path):
-    """``manage.py rundemo --host 0.0.0.0 --port P`` (what `make run HOST=0.0.0.0 PORT=P` runs) on SQLite and
-    the filesystem broker in a fresh DATA_DIR, PUBLIC_URL=http://127.0.0.2:P. Yields (port, output lines)."""
+    """``python -m arbiter run --host 0.0.0.0 --port P`` with the development settings named (what
+    `make run HOST=0.0.0.0 PORT=P` runs, DEBUG then off) on SQLite and the filesystem broker in a fresh
+    DATA_DIR, PUBLIC_URL=http://127.0.0.2:P. Yields (port, output lines)."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items()
-           if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES", "ALLOWED_HOSTS")}
-    env.update(DATA_DIR=str(tmp_path / "data"), DJANGO_SETTINGS_MODULE="arbiter.settings.dev", DEBUG="1",
+           if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES", "ALLOWED_HOSTS", "DEBUG", "SECRET_KEY")}
+    env.update(DATA_DIR=str(tmp_path / "data"), DJANGO_SETTINGS_MODULE="arbiter.settings.dev",
                PUBLIC_URL=f"http://127.0.0.2:{port}",
                LEXICON_CACHE_DIR=os.environ.get("LEXICON_CACHE_DIR", str(Path.home() / ".cache/arbiter/lexicons")))
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "rundemo", "--host", "0.0.0.0", "--port", str(port)],
+        [sys.executable, "-m", "arbiter", "run", "--no-warm", "--host", "0.0.0.0", "--port", str(port)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
     lines: list[str] = []

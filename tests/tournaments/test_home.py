@@ -128,7 +128,24 @@ def test_the_console_warns_when_the_join_link_names_this_computer(console, make_
                        HTTP_ACCEPT_LANGUAGE="en")
     assert page.context["join_url"] == f"http://127.0.0.1:8000/join/{game.join_code}"
     assert page.context["join_url_local"]
-    assert "make run HOST=0.0.0.0" in page.content.decode()
+    # A checkout's command; an installed arbiter names its own (arbiter.places.lan_command).
+    assert "start the server with make run HOST=0.0.0.0 (or set PUBLIC_URL)" in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_installed_arbiter_names_its_own_command_for_the_clubs_phones(console, make_game, settings, monkeypatch):
+    """Installed (no checkout beside the package), the console says `arbiter run --lan`, in either language."""
+    from arbiter import places
+
+    settings.ARBITER_PUBLIC_URL = ""
+    monkeypatch.setattr(places, "in_checkout", lambda: False)
+    game = make_game()
+    for language, text in (("en", "start the server with arbiter run --lan (or set PUBLIC_URL)"),
+                           ("fr", "lancez le serveur avec arbiter run --lan (ou réglez PUBLIC_URL)")):
+        page = console.get(reverse("console-players", args=[game.pk]), HTTP_HOST="127.0.0.1:8000",
+                           HTTP_ACCEPT_LANGUAGE=language)
+        assert text in page.content.decode(), language
+        assert "make run" not in page.content.decode()
 
 
 def _qr_path(url: str, scale: int) -> str:

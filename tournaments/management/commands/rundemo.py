@@ -32,6 +32,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from arbiter.places import lan_command
+from arbiter.settings import loopback as is_loopback
 from arbiter.supervise import Supervised
 
 ALL_INTERFACES = ("0.0.0.0", "::", "")
@@ -74,16 +76,6 @@ def _usable(address: str) -> bool:
 def url_host(host: str) -> str:
     """``host`` as written in a URL (an IPv6 address in brackets)."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def is_loopback(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def network_plan(host: str, port: int, environ, public_url: str, lan: str | None) -> dict:
@@ -216,6 +208,11 @@ class Command(BaseCommand):
         host = host.strip()
         if not 1 <= port <= 65535:
             raise CommandError(f"--port {port}: a port is a number from 1 to 65535")
+        if settings.DEBUG and not is_loopback(host):
+            # `arbiter run` and `make run` turn DEBUG off for such a server (arbiter/settings/__init__.py);
+            # settings that keep it on (manage.py's, DEBUG written in a settings module) are refused.
+            raise CommandError(f"--host {host or '0.0.0.0'}: a server the network can reach never runs with DEBUG on "
+                               f"(its error pages list every address); serve it with {lan_command()}")
         self._check_free(host, port)
         everywhere = host in ALL_INTERFACES
         plan = network_plan(host, port, os.environ, settings.ARBITER_PUBLIC_URL,
@@ -334,7 +331,7 @@ class Command(BaseCommand):
         elif host in ALL_INTERFACES:
             self.stdout.write(self.style.WARNING(
                 "No network address found on this computer: phones cannot reach it. Join the club's Wi-Fi, "
-                "or give the address by hand: make run HOST=0.0.0.0 PUBLIC_URL=http://ADDRESS:PORT"))
+                f"or give the address by hand: {lan_command(public_url='http://ADDRESS:PORT')}"))
         else:
             self.stdout.write(f"  Only this computer can open {url_host(host)}. For the club's phones: "
-                              "make run HOST=0.0.0.0")
+                              f"{lan_command()}")

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from arbiter.places import lan_command
 from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.limits import LICENSEES_BYTES_MAX, LICENSEES_ERRORS_SHOWN
@@ -62,6 +63,7 @@ def _players_page(request, game, *, form=None, list_form=None, licensees_form=No
         "licensees_refused": licensees_refused,
         "join_url": url,
         "join_url_local": only_this_machine(url),
+        "lan_command": lan_command(),
         "join_qr": segno.make(url, error="m").svg_inline(scale=5, omitsize=True, title=_("QR code to join")),
         "projector_url": public_url(request, reverse("projector", args=[game.screen_key])),
         "is_head": role_of(game.pk, request.user) == HEAD,  # a new projector link is the head's
@@ -177,6 +179,7 @@ def _player_page(request: HttpRequest, game, player, phone_url: str = "") -> Htt
         "rows": rows,
         "phone_url": phone_url,
         "phone_url_local": bool(phone_url) and only_this_machine(phone_url),
+        "lan_command": lan_command(),
         "is_head": role_of(game.pk, request.user) == HEAD,  # a new phone link (a new token) is the head's
         "phone_qr": segno.make(phone_url, error="m").svg_inline(scale=4, omitsize=True, title=_("QR code to play"))
         if phone_url else "",
