@@ -41,10 +41,13 @@ def _lock(f) -> bool:
 
 
 def hold() -> Path:
-    """Mark this process as serving DATA_DIR until it ends (once per process)."""
+    """Mark this process as serving DATA_DIR until it ends (once per process). The lock files of processes
+    that have ended (a crash, a worker killed at the stop, a laptop switched off) are removed first, so that
+    they do not pile up from one evening to the next."""
     path = folder() / f"{os.getpid()}.lock"
     if path in _held:
         return path
+    holders()
     path.parent.mkdir(parents=True, exist_ok=True)
     f = open(path, "a+b")  # noqa: SIM115 - held open for the life of the process
     if not _lock(f):

@@ -31,7 +31,7 @@ def test_every_package_is_listed_for_the_wheel():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = set(find_packages(str(ROOT), include=["arbiter*", "tournaments*", "engine*"]))
     assert found - listed == set()
-    assert {"arbiter.bundle.templates", "arbiter.bundle.static", "arbiter.bundle.locale"} <= listed
+    assert {"arbiter.bundle.templates", "arbiter.bundle.static", "arbiter.bundle.locale", "arbiter.bundle.docs"} <= listed
 
 
 def test_a_checkout_keeps_its_files_at_the_top_and_an_installed_arbiter_in_the_users_data_folder(

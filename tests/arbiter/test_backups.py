@@ -231,3 +231,37 @@ def test_the_embedded_database_runs_in_wal_mode_with_synchronous_full(tmp_path):
     assert _run(["-c", PRAGMAS], _env(tmp_path / "data", SQLITE_SYNCHRONOUS="normal")).stdout.split() == ["wal", "1"]
     refused = _run(["-c", PRAGMAS], _env(tmp_path / "data", SQLITE_SYNCHRONOUS="OFF"), check=False)
     assert refused.returncode != 0 and "SQLITE_SYNCHRONOUS='OFF' is not valid: expected FULL or NORMAL" in refused.stderr
+
+
+def test_the_lock_files_of_ended_processes_are_removed_when_a_process_starts_serving(tmp_path):
+    """Three processes served the data folder and ended without a word (killed: nothing of theirs ran at the
+    end), one still serves it. A new server process (the web server, as the launcher runs it) removes the
+    three dead ones' files and keeps the living one's."""
+    running = tmp_path / "running"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES")}
+    env.update(DATA_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="arbiter.settings.dev")
+    hold = ("import django, sys, time; django.setup(); from arbiter.running import hold; "
+            "print(hold(), flush=True); time.sleep(float(sys.argv[1]))")
+
+    def holder(seconds: float) -> subprocess.Popen:
+        process = subprocess.Popen([sys.executable, "-c", hold, str(seconds)], cwd=ROOT, env=env,
+                                   stdout=subprocess.PIPE, text=True)
+        assert process.stdout.readline().strip().endswith(f"{process.pid}.lock")  # it holds its lock now
+        return process
+
+    # Four at once (each removes only the files of processes already ended), then three of them killed.
+    living, *doomed = [holder(60) for _ in range(4)]
+    dead = []
+    for process in doomed:
+        process.kill()
+        process.wait(timeout=10)
+        dead.append(f"{process.pid}.lock")
+    try:
+        assert sorted(path.name for path in running.glob("*.lock")) == sorted(dead + [f"{living.pid}.lock"])
+        server = holder(0)
+        server.wait(timeout=30)
+        left = sorted(path.name for path in running.glob("*.lock"))
+        assert f"{living.pid}.lock" in left and not set(dead) & set(left), left
+    finally:
+        living.kill()
+        living.wait(timeout=10)

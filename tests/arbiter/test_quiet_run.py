@@ -101,3 +101,41 @@ def test_a_restart_names_the_games_in_play_with_their_console_pages():
     lines = games_in_play("http://127.0.0.1:8000/console/")
     assert lines == [f"Game in play: 'Club evening' game 1, no round yet: "
                      f"http://127.0.0.1:8000/console/games/{playing.pk}/"]
+
+
+def _closed_round(game):
+    """The game's first round drawn, opened and closed (its rack has plays: the round counts)."""
+    from tournaments import services
+    from tournaments.models import Round
+
+    round_ = services.round_start(round=services.round_draw(game=game))
+    services.round_compute_tops(round=round_)
+    services.round_close(round=Round.objects.get(pk=round_.pk))
+    round_.refresh_from_db()
+    assert round_.status == Round.Status.CLOSED
+    return round_
+
+
+@pytest.mark.django_db
+def test_after_a_restart_a_closed_round_or_an_ended_game_is_never_said_to_be_in_play(make_game):
+    """Games played through the services: one with its round open, one whose last round is closed (between
+    rounds), one ended by the arbitrator after its round closed. Only the first is in play, the second is
+    between rounds, the third is not listed."""
+    from tournaments import services
+    from tournaments.management.commands.rundemo import games_in_play
+
+    opened = make_game(seed=1)
+    services.round_start(round=services.round_draw(game=opened))
+    between = make_game(seed=2)
+    closed = _closed_round(between)
+    ended = make_game(seed=3)
+    _closed_round(ended)
+    services.game_end(game=ended)
+
+    lines = games_in_play("http://127.0.0.1:8000/console/")
+    console = "http://127.0.0.1:8000/console/games"
+    assert lines == [
+        f"Game between rounds: {between.tournament.name!r} game 1, round {closed.number} closed, next rack not drawn: "
+        f"{console}/{between.pk}/",
+        f"Game in play: {opened.tournament.name!r} game 1, round 1 open: {console}/{opened.pk}/",
+    ], lines

@@ -217,6 +217,9 @@ MATRIX: dict[str, tuple[Op, ...]] = {
     "phone": (op("GET", PUBLIC),),
     "projector": (op("GET", PUBLIC),),
     "projector-standings": (op("GET", PUBLIC),),
+    # The club arbitrator's guide and its pictures (docs/club-evening.md): the same for everyone.
+    "help": (op("GET", PUBLIC),),
+    "help-picture": (op("GET", PUBLIC),),
     # Public results: anyone with the key (the game's screen key here: no such link, 404 to everyone).
     "public-results": (op("GET", PUBLIC),),
     "public-results-game": (op("GET", PUBLIC),),
@@ -339,6 +342,7 @@ def _kwargs(pattern: URLPattern, world: World, which: Op) -> dict:
         "player_id": world.player.pk, "slip_id": world.slip.pk, "late_id": world.late.pk,
         "token_id": "0123456789abcdef", "key": world.game.screen_key, "code": world.game.join_code,
         "token": "not-a-result", "job_id": "00000000-0000-4000-8000-000000000000", "event_id": world.event.pk,
+        "name": "projector-join.png",
     }
     return {name: values[name] for name in pattern.pattern.converters}
 

@@ -1,10 +1,13 @@
 from django.urls import include, path
 
-from tournaments.web import public, review, training, views
+from tournaments.web import guide, public, review, training, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("console/", include("tournaments.web.console_urls")),
+    # The club arbitrator's guide (docs/club-evening.md) and its pictures.
+    path("help/", guide.guide_page, name="help"),
+    path("help/img/club-evening/<str:name>", guide.guide_picture, name="help-picture"),
     path("join", views.join_page, name="join"),
     path("join/<str:code>", views.join_page, name="join-code"),
     path("games/<int:game_id>/play", views.phone_page, name="phone"),

@@ -126,17 +126,22 @@ def worker_command(python: str, schedule: str) -> list[str]:
 
 
 def games_in_play(console_url: str) -> list[str]:
-    """The games a restart finds in play (not archived), for the arbitrator to go back to: each with its
-    round and the console's page."""
+    """The games a restart finds unfinished (started, not over, not archived), for the arbitrator to go back
+    to, each with the console's page: "in play" only for a game whose rack is drawn or whose round is open;
+    a game whose last round is closed is "between rounds", never said to be in play."""
     from tournaments.models import Game, Round
 
     lines = []
     games = Game.objects.filter(status=Game.Status.PLAYING, archived_at__isnull=True).select_related("tournament")
     for game in games.order_by("-id")[:5]:
         current = Round.objects.filter(game=game).current().first()
-        where = f"round {current.number} ({current.status})" if current else "no round yet"
-        lines.append(f"Game in play: {game.tournament.name!r} game {game.number}, {where}: "
-                     f"{console_url}games/{game.pk}/")
+        if current is None:
+            state, where = "Game in play", "no round yet"
+        elif current.status in (Round.Status.DRAWN, Round.Status.OPEN):
+            state, where = "Game in play", f"round {current.number} {current.get_status_display().lower()}"
+        else:
+            state, where = "Game between rounds", f"round {current.number} closed, next rack not drawn"
+        lines.append(f"{state}: {game.tournament.name!r} game {game.number}, {where}: {console_url}games/{game.pk}/")
     return lines
 
 
