@@ -10,7 +10,8 @@ from arbiter import places
 
 
 def _secret_key(folder: Path) -> str:
-    """DATA_DIR/secret.key, made on the first run (readable by its owner only)."""
+    """DATA_DIR/secret.key, made on the first run (readable by its owner only on POSIX; on Windows the
+    data folder's access list protects it: docs/operations.md, "Windows")."""
     path = folder / "secret.key"
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
