@@ -236,3 +236,50 @@ def test_a_launcher_whose_output_is_a_cp1252_pipe_prints_the_qr_code_and_still_r
             os.killpg(launcher.pid, signal.SIGKILL)
             launcher.wait()
     assert not any("Traceback" in line for line in lines), "".join(lines)
+
+
+def test_a_failure_to_print_the_addresses_does_not_stop_the_worker_supervision():
+    """The launcher's second thread prints the addresses, then supervises the worker: an output that fails
+    (closed, broken: OSError) is logged, and a worker that exits is still noticed."""
+    import io
+    import threading
+    import types
+
+    from arbiter.supervise import Supervised
+    from tournaments.management.commands.rundemo import Command
+
+    class Broken(io.TextIOBase):
+        def write(self, text):
+            raise OSError(32, "Broken pipe")
+
+    noticed, lines = threading.Event(), []
+    worker = Supervised([sys.executable, "-c", "raise SystemExit(3)"], first_delay=60,
+                        log=lambda line: (lines.append(line), noticed.set()))
+    done = threading.Event()
+    watcher = threading.Thread(target=Command(stdout=Broken())._watch,
+                               args=(types.SimpleNamespace(started=True), worker, done), daemon=True,
+                               kwargs={"local": "http://127.0.0.1:1", "host": "0.0.0.0",
+                                       "public_url": "http://127.0.0.2:1"})
+    worker.start()
+    watcher.start()
+    try:
+        assert noticed.wait(30), "the worker's exit went unnoticed"
+    finally:
+        done.set()
+        watcher.join(5)
+        worker.stop()
+    assert "the worker stopped (exit code 3)" in lines[0]
+
+
+def test_the_qr_code_is_drawn_in_ascii_where_the_output_lacks_half_blocks():
+    import segno
+
+    from tournaments.management.commands.rundemo import terminal_qr
+
+    url = "http://192.168.1.20:8000/join"
+    assert set(terminal_qr(url, "utf-8")) - set(" \n") <= set("█▀▄")
+    drawn = terminal_qr(url, "cp1252")
+    drawn.encode("ascii")
+    rows = drawn.splitlines()
+    modules = [[cell == "##" for cell in (row[i:i + 2] for i in range(0, len(row), 2))] for row in rows]
+    assert modules == [list(map(bool, row)) for row in segno.make(url).matrix_iter(border=2)]

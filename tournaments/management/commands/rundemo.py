@@ -295,30 +295,15 @@ class Command(BaseCommand):
         ), on_exit=worker.stop_soon)
         done = threading.Event()
 
-        def watch() -> None:
-            """Print the addresses once the web server answers, then keep the worker running: a failure to
-            print (a closed or broken output) is reported where it can be, and supervision goes on."""
-            deadline = time.monotonic() + 60
-            while not server.started and not done.is_set() and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if server.started:
-                try:
-                    self.stdout.write(self.style.SUCCESS(f"Arbiter running at {local}/  (Ctrl-C stops)"))
-                    self.stdout.write(f"  console: {local}/console/   health: {local}/healthz")
-                    self._tell_about_phones(host, plan["public_url"])
-                    self.stdout.flush()
-                except Exception as error:  # noqa: BLE001 - printing must not stop the worker's supervision
-                    logging.getLogger("arbiter.launcher").warning("the addresses could not be printed: %r", error)
-            while not done.wait(0.3):
-                worker.check()
-
         # uvicorn catches these while it serves, then raises them again once stopped: here they stop nothing
         # more (Ctrl-C's SIGINT raises KeyboardInterrupt, caught below), so the worker is stopped in turn.
         for name in ("SIGTERM", "SIGBREAK"):  # SIGBREAK: Ctrl-Break on Windows
             if hasattr(signal, name):
                 signal.signal(getattr(signal, name), lambda signum, frame: None)
         worker.start()
-        watcher = threading.Thread(target=watch, name="launcher-watch", daemon=True)
+        watcher = threading.Thread(target=self._watch, args=(server, worker, done), name="launcher-watch",
+                                   kwargs={"local": local, "host": host, "public_url": plan["public_url"]},
+                                   daemon=True)
         watcher.start()
         try:
             # Ctrl-C (and SIGTERM where there is one) stop the web server; uvicorn handles both.
@@ -334,6 +319,25 @@ class Command(BaseCommand):
         if not server.started:
             raise CommandError("the web server did not start: see above")
         self.stdout.write("Stopped.")
+
+    def _watch(self, server, worker: Supervised, done: threading.Event, *, local: str, host: str,
+               public_url: str) -> None:
+        """The launcher's second thread: print the addresses once the web server answers, then keep the
+        worker running until ``done``. A failure to print (an output closed or broken) is logged, and the
+        supervision goes on."""
+        deadline = time.monotonic() + 60
+        while not server.started and not done.is_set() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if server.started:
+            try:
+                self.stdout.write(self.style.SUCCESS(f"Arbiter running at {local}/  (Ctrl-C stops)"))
+                self.stdout.write(f"  console: {local}/console/   health: {local}/healthz")
+                self._tell_about_phones(host, public_url)
+                self.stdout.flush()
+            except Exception as error:  # noqa: BLE001 - printing must not stop the worker's supervision
+                logging.getLogger("arbiter.launcher").warning("the addresses could not be printed: %r", error)
+        while not done.wait(0.3):
+            worker.check()
 
     def _tell_about_the_worker(self, line: str) -> None:
         """A worker's exit or restart, printed; an output that cannot take it does not stop the supervision."""
