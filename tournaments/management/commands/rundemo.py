@@ -107,12 +107,43 @@ def network_plan(host: str, port: int, environ, public_url: str, lan: str | None
     return {"local_url": local_url, "public_url": public_url, "env": env}
 
 
-def terminal_qr(url: str) -> str:
+def terminal_qr(url: str, encoding: str | None = "utf-8") -> str:
+    """The QR code of ``url`` for a terminal: in half blocks (two rows a line) where the output's encoding
+    has them, else in plain ASCII ('##' a dark module), as a Windows console's cp1252 or a file needs."""
     import segno
 
+    code = segno.make(url)
     out = io.StringIO()
-    segno.make(url).terminal(out=out, compact=True)
-    return out.getvalue()
+    code.terminal(out=out, compact=True)
+    drawn = out.getvalue()
+    try:
+        drawn.encode(encoding or "ascii")
+        return drawn
+    except (UnicodeEncodeError, LookupError):
+        return "".join("".join("##" if dark else "  " for dark in row) + "\n"
+                       for row in code.matrix_iter(border=2))
+
+
+def replace_unencodable(*streams) -> None:
+    """Text the output's encoding lacks (a Windows console's cp1252, an output redirected to a file) is
+    printed as '?' instead of raising UnicodeEncodeError in the middle of the launcher's work."""
+    for stream in streams:
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):  # a closed stream, or one whose errors cannot change
+                pass
+
+
+def probe_options() -> list[tuple[int, int, int]]:
+    """The socket options of the "port in use" probe (``setsockopt`` arguments). POSIX: SO_REUSEADDR, as
+    uvicorn binds, so that a port a stopped server left in TIME_WAIT counts as free while one that a program
+    listens on does not. Windows: SO_EXCLUSIVEADDRUSE, since SO_REUSEADDR there lets a socket bind a port
+    that another program listens on (the probe would find it free, and two servers share it)."""
+    if os.name == "nt":
+        return [(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)]
+    return [(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)]
 
 
 def worker_command(python: str, schedule: str) -> list[str]:
@@ -203,6 +234,7 @@ class Command(BaseCommand):
             self.stdout.write(line)
 
     def handle(self, *args, host, port, no_demo, language="en", prepare_only=False, console_url="", **options):
+        replace_unencodable(sys.stdout, sys.stderr)  # this process and its --prepare-only child alike
         if prepare_only:
             return self.prepare(host=host.strip(), console_url=console_url, no_demo=no_demo, language=language)
         import uvicorn
@@ -254,7 +286,7 @@ class Command(BaseCommand):
         # (warnings and errors, on its standard error) is shown.
         worker = Supervised(worker_command(sys.executable, str(settings.DATA_DIR / "celerybeat-schedule")),
                             env={**os.environ, "CELERY_SKIP_CHECKS": "1"},
-                            log=lambda line: self.stderr.write(self.style.WARNING(line)),
+                            log=self._tell_about_the_worker,
                             popen={"stdout": subprocess.DEVNULL})
         # The phones' live streams never end by themselves: once stopping, the requests in flight get
         # ARBITER_STOP_GRACE_SECONDS, then the rest are ended.
@@ -265,26 +297,15 @@ class Command(BaseCommand):
         ), on_exit=worker.stop_soon)
         done = threading.Event()
 
-        def watch() -> None:
-            """Print the addresses once the web server answers, then keep the worker running."""
-            deadline = time.monotonic() + 60
-            while not server.started and not done.is_set() and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if server.started:
-                self.stdout.write(self.style.SUCCESS(f"Arbiter running at {local}/  (Ctrl-C stops)"))
-                self.stdout.write(f"  console: {local}/console/   health: {local}/healthz")
-                self._tell_about_phones(host, plan["public_url"])
-                self.stdout.flush()
-            while not done.wait(0.3):
-                worker.check()
-
         # uvicorn catches these while it serves, then raises them again once stopped: here they stop nothing
         # more (Ctrl-C's SIGINT raises KeyboardInterrupt, caught below), so the worker is stopped in turn.
         for name in ("SIGTERM", "SIGBREAK"):  # SIGBREAK: Ctrl-Break on Windows
             if hasattr(signal, name):
                 signal.signal(getattr(signal, name), lambda signum, frame: None)
         worker.start()
-        watcher = threading.Thread(target=watch, name="launcher-watch", daemon=True)
+        watcher = threading.Thread(target=self._watch, args=(server, worker, done), name="launcher-watch",
+                                   kwargs={"local": local, "host": host, "public_url": plan["public_url"]},
+                                   daemon=True)
         watcher.start()
         try:
             # Ctrl-C (and SIGTERM where there is one) stop the web server; uvicorn handles both.
@@ -301,11 +322,38 @@ class Command(BaseCommand):
             raise CommandError("the web server did not start: see above")
         self.stdout.write("Stopped.")
 
+    def _watch(self, server, worker: Supervised, done: threading.Event, *, local: str, host: str,
+               public_url: str) -> None:
+        """The launcher's second thread: print the addresses once the web server answers, then keep the
+        worker running until ``done``. A failure to print (an output closed or broken) is logged, and the
+        supervision goes on."""
+        deadline = time.monotonic() + 60
+        while not server.started and not done.is_set() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if server.started:
+            try:
+                self.stdout.write(self.style.SUCCESS(f"Arbiter running at {local}/  (Ctrl-C stops)"))
+                self.stdout.write(f"  console: {local}/console/   health: {local}/healthz")
+                self._tell_about_phones(host, public_url)
+                self.stdout.flush()
+            except Exception as error:  # noqa: BLE001 - printing must not stop the worker's supervision
+                logging.getLogger("arbiter.launcher").warning("the addresses could not be printed: %r", error)
+        while not done.wait(0.3):
+            worker.check()
+
+    def _tell_about_the_worker(self, line: str) -> None:
+        """A worker's exit or restart, printed; an output that cannot take it does not stop the supervision."""
+        try:
+            self.stderr.write(self.style.WARNING(line))
+        except (OSError, ValueError):  # a closed or broken output
+            pass
+
     def _check_free(self, host: str, port: int) -> None:
         """Refuse at once, with the reason, a port that another program already listens on."""
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            for option in probe_options():
+                probe.setsockopt(*option)
             try:
                 probe.bind((host.strip("[]") or "0.0.0.0", port))
             except OSError as exc:
@@ -329,7 +377,7 @@ class Command(BaseCommand):
             join = f"{public_url}/join"
             self.stdout.write(self.style.SUCCESS(f"Phones join at {join}") +
                               "  (phones on the same network as this computer; scan the code below)")
-            self.stdout.write(terminal_qr(join), ending="")
+            self.stdout.write(terminal_qr(join, getattr(self.stdout, "encoding", None)), ending="")
             if host in ALL_INTERFACES:
                 self.stdout.write("  If phones cannot open it: same Wi-Fi as this computer? firewall open for "
                                   "this port? Otherwise set PUBLIC_URL (see README: the club's network).")
