@@ -312,3 +312,19 @@ def test_the_application_role_can_neither_cut_nor_empty_nor_reorder_the_log(play
     tamper("DELETE FROM tournaments_logentry WHERE game_id = %s AND seq >= %s",
            [played.pk, json.loads(receipt.read_text())["log_seq"]])
     assert "cut at its end" in broken("--held", receipt)
+
+
+def test_a_receipt_without_a_head_still_checks(played, arbitrator, settings, tmp_path):
+    """A slip kept before heads were has its version 1 receipt, checked as before; a version 2 receipt whose
+    slip lost its head on record is told apart."""
+    from tournaments.receipts import receipt_check, receipt_for
+
+    path = phone_receipt(played, arbitrator, settings, tmp_path)
+    sent = json.loads(path.read_text())
+    assert receipt_check(game=played, receipt=sent)["on_record"] is True
+    tamper("UPDATE tournaments_slip SET chain_seq = NULL, chain_hash = '' WHERE id = %s", [sent["slip"]])
+    assert receipt_check(game=played, receipt=sent)["differences"] == ["v", "log_seq", "log_hash"]
+    old = receipt_for(Slip.objects.get(pk=sent["slip"]))
+    assert old["v"] == 1 and "log_seq" not in old
+    verdict = receipt_check(game=played, receipt=old)
+    assert (verdict["valid"], verdict["on_record"]) == (True, True)
