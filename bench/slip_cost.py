@@ -6,7 +6,9 @@ production): a tournament, a game, --players players, round 1 drawn and started 
 no slip is late). Then each player hands in one slip (a top of the rack at its score, or at a wrong score)
 through the ASGI application uvicorn serves (arbiter.asgi.application: arrival stamp, the slips' fast path,
 Django for anything else), --concurrency at a time, each answer checked (201 with a receipt). Then every
-player sends the same slip again (the phone's retry: 200, replayed).
+player sends the same slip again (the phone's retry: 200, replayed). Then the round is closed: every slip
+judged, the results written and, with the log chain's rows, every slip and result hashed into the close's
+entry (tournaments/logchain.py): its cost is printed per player, beside the whole close's time.
 
 It prints, for the new slips and for the replays: slips per second, this process's CPU per slip (user +
 system, from the process's counters), the CPU per slip of the PostgreSQL backends serving this database
@@ -222,6 +224,12 @@ def fmt(figures: dict) -> str:
             f"statements and {figures['cmds']:.1f} Redis commands per slip")
 
 
+def fmt_close(figures: dict, players: int) -> str:
+    return (f"{players / figures['per_s'] * 1000:.0f} ms for the whole close; CPU per player: web process "
+            f"{figures['web_ms']:.3f} ms, PostgreSQL {figures['pg_ms']:.3f} ms; {figures['sql'] * players:.0f} SQL "
+            "statements in all")
+
+
 def median_of(runs: list[dict]) -> dict:
     return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
 
@@ -258,7 +266,7 @@ def main() -> None:
 
     print(f"slip cost: {args.players} players, {args.concurrency} at a time, database {args.database}, "
           f"Redis db {args.redis_db}; load average {os.getloadavg()[0]:.2f} at the start")
-    news, replays = [], []
+    news, replays, closes = [], [], []
     meter = Meter(args.database)
     for run in range(args.repeat):
         game, round_, tokens = make_hall(args.players)
@@ -275,11 +283,19 @@ def main() -> None:
         before = meter.mark(counters)
         asyncio.run(send_all(application, path, batch, args.concurrency, 200))
         replays.append(meter.per(before, meter.mark(counters), len(batch)))
+        from tournaments import services
+
+        before = meter.mark(counters)
+        if not services.round_close(round=round_):
+            raise SystemExit("the round did not close")
+        closes.append(meter.per(before, meter.mark(counters), args.players))
         print(f"  run {run + 1}: new slips {fmt(news[-1])}")
         print(f"         replays   {fmt(replays[-1])}")
+        print(f"         close     {fmt_close(closes[-1], args.players)}")
     label = f"median of {args.repeat}" if args.repeat > 1 else "one run"
     print(f"new slips ({label}): {fmt(median_of(news))}")
     print(f"replays   ({label}): {fmt(median_of(replays))}")
+    print(f"close     ({label}): {fmt_close(median_of(closes), args.players)}")
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
     if args.profile:
         game, round_, tokens = make_hall(args.profile)

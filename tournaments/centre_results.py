@@ -36,7 +36,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from tournaments import results_files, seal
+from tournaments import results_files, seal, selectors
 from tournaments.errors import Conflict
 from tournaments.limits import PUSH_ANSWER_MAX
 from tournaments.models import CentreResults, Game, GamePack, LateSlip, LogEntry, Player, Result, Round
@@ -125,7 +125,8 @@ def build_results(game: Game, *, sequence: int = 1, signer=None) -> dict:
     return results_files.make_results_file(
         event=pack.event, game_id=pack.pack_game, pack_sha256=pack.sha256, centre=centre_identity(),
         players=players, corrections=corrections(game), sequence=sequence,
-        final=game.status == Game.Status.OVER, signer=signer)
+        final=game.status == Game.Status.OVER, signer=signer,
+        chain=selectors.chain_heads_text([game]))
 
 
 def _content(results: dict) -> tuple:

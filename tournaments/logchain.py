@@ -13,6 +13,18 @@ jsonb keeps a number as a decimal, so a float with no fraction comes back an int
 back 0, and 1e300 comes back 10**300; every whole number is therefore written as an integer below 10**15 and
 in normalised exponent form above (1E+20), whether it was stored as a float or an int. Changing the form
 breaks every chain stored: ``CHAIN_VERSION`` names it.
+
+The rows that decide a score are chained too. An entry may carry ``rows``: the digest of each slip, result
+and late slip it wrote (``row_digest``: the SHA-256 of the row's canonical content, its id included), keyed
+by kind and id. The entry's hash covers them (an entry without rows hashes exactly as before), so a row
+rewritten afterwards no longer matches the digest last chained for it. The round's close chains every slip,
+result and late slip of the round; each later change (a slip judged after the close, a correction, a ruling,
+a late slip admitted) chains the rows it wrote.
+
+The chain's head (its last entry's place and hash) is printed where it cannot be quietly rewritten: on each
+receipt (the head at the slip's arrival), each sheet, the public results and every results file, as
+``head_text``: ``chain GAME/SEQ/HASH``. Any one of them held outside the database vouches for the log up to
+that place.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -89,7 +102,7 @@ def normalised(value):
 
 
 def entry_hash(*, game_id: int, seq: int, round_id, slip_id, player_id, actor_id, at: datetime, action: str,  # noqa: PLR0913 - keyword-only: each argument is named at the call
-               before, after, reason: str, prev_hash: str) -> str:
+               before, after, reason: str, prev_hash: str, rows: dict | None = None) -> str:
     content = {
         "v": CHAIN_VERSION,
         "game": game_id,
@@ -105,6 +118,8 @@ def entry_hash(*, game_id: int, seq: int, round_id, slip_id, player_id, actor_id
         "reason": reason,
         "prev": prev_hash,
     }
+    if rows is not None:  # the rows the entry wrote (absent from an entry without: its hash as before)
+        content["rows"] = rows
     return hashlib.sha256(canonical_json(content).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -114,4 +129,50 @@ def hash_of(entry) -> str:
         game_id=entry.game_id, seq=entry.seq, round_id=entry.round_id, slip_id=entry.slip_id,
         player_id=entry.player_id, actor_id=entry.actor_id, at=entry.at, action=entry.action,
         before=entry.before, after=entry.after, reason=entry.reason, prev_hash=entry.prev_hash,
+        rows=getattr(entry, "rows", None),
     )
+
+
+# The rows that decide a score: the fields of each kind that its digest covers. A slip's ``current`` (set
+# when a newer slip replaces it, itself chained) and who typed a row (a user, who may be deleted) are not.
+ROW_FIELDS = {
+    "slip": ("round_id", "player_id", "word", "ref", "claimed", "key", "seq", "received_at", "replaces_id",
+             "several", "chain_seq", "chain_hash"),
+    "result": ("round_id", "player_id", "slip_id", "paid", "outcome", "reason", "message", "placement",
+               "corrected"),
+    "late": ("round_id", "player_id", "word", "ref", "claimed", "key", "seq", "received_at", "late_by",
+             "sent_at", "admitted_id"),
+}
+
+
+def row_digest(kind: str, row) -> str:
+    """The SHA-256 of a row's canonical content (``ROW_FIELDS[kind]`` and its id): what the chain keeps of it."""
+    content = {"kind": kind, "id": row.pk}
+    for name in ROW_FIELDS[kind]:
+        value = getattr(row, name)
+        content[name] = canonical_at(value) if isinstance(value, datetime) else value
+    return hashlib.sha256(canonical_json(content).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def rows_of(*, slips=(), results=(), lates=()) -> dict:
+    """The ``rows`` of an entry: each row's digest, by kind and id (ids as text, as JSON keeps them)."""
+    rows: dict[str, dict[str, str]] = {}
+    for kind, items in (("slip", slips), ("result", results), ("late", lates)):
+        for row in items:
+            if row is not None:
+                rows.setdefault(kind, {})[str(row.pk)] = row_digest(kind, row)
+    return rows
+
+
+HEAD_PATTERN = re.compile(r"chain (\d{1,12})/(\d{1,12})/([0-9a-f]{64})")
+
+
+def head_text(game_id: int, seq: int, digest: str) -> str:
+    """The chain's head as printed on a sheet, a results file or a receipt: ``chain GAME/SEQ/HASH`` (an empty
+    log: place 0 and the genesis value)."""
+    return f"chain {game_id}/{seq}/{digest}"
+
+
+def heads_in(text: str) -> list[tuple[int, int, str]]:
+    """Every printed head (game, seq, hash) found in ``text``, in order."""
+    return [(int(game), int(seq), digest) for game, seq, digest in HEAD_PATTERN.findall(text)]

@@ -344,6 +344,11 @@ class Slip(models.Model):
     # A second, different paper slip of the player in the round (the arbitrator's finding, §4 "several
     # slips"): it counts, and pays 0.
     several = models.BooleanField(default=False)
+    # The log chain's head when the slip arrived (its last entry's place and hash; 0 and the genesis value for
+    # an empty log), carried by the slip's receipt (tournaments/receipts.py): a player's proof of the log up to
+    # there. None and "" on a slip kept before heads were.
+    chain_seq = models.PositiveIntegerField(null=True, blank=True)
+    chain_hash = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["round_id", "player_id", "id"]
@@ -504,6 +509,8 @@ class LogEntry(models.Model):
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
     reason = models.TextField(blank=True, default="")
+    # The digests of the rows that decide a score written with this entry (logchain.rows_of), covered by its hash.
+    rows = models.JSONField(null=True, blank=True, editable=False)
     seq = models.PositiveIntegerField(default=0, editable=False)
     prev_hash = models.CharField(max_length=64, default="", editable=False)
     hash = models.CharField(max_length=64, default="", editable=False)
@@ -543,6 +550,7 @@ class PendingLogEntry(models.Model):
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
     reason = models.TextField(blank=True, default="")
+    rows = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

@@ -295,6 +295,8 @@ def game_data(game: Game) -> dict:
         "rounds": [{"number": r.number, "master": _master(r.master), "top": r.top_score,
                     "provisional": not r.slips_complete} for r in rounds],
         "standings": rows,
+        # The log chain's head after the last closed round (a draw does not move it: nothing is shown of it).
+        "chain": selectors.closed_rounds_head_text(game),
     }
 
 

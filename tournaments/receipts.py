@@ -5,6 +5,11 @@ The phone keeps the receipt of its slip. In a dispute ("I handed in MELANIC in t
 the console checks it: whether the seal is this server's (or a server it trusts) and sound, and whether the
 slip it names is on record as it says. A receipt cannot be made or altered without the server's key, so a
 sound one proves what the server accepted, and when.
+
+A receipt carries too the head of the game's log chain at the slip's arrival (``log_seq``, ``log_hash``:
+tournaments/logchain.py): whoever holds it holds a proof of the log up to that place, which ``manage.py
+verifylog --held`` checks (a log cut at its end, emptied or written again no longer passes through it). A slip
+kept before heads were has a receipt without them (version 1).
 """
 
 from __future__ import annotations
@@ -13,13 +18,25 @@ from tournaments import seal
 from tournaments.formats import iso
 from tournaments.models import Game, Slip
 
-VERSION = 1
-FIELDS = ("v", "game", "round", "player", "slip", "word", "ref", "score", "key", "seq", "received_at")
+VERSION = 2
+FIELDS_V1 = ("v", "game", "round", "player", "slip", "word", "ref", "score", "key", "seq", "received_at")
+FIELDS = (*FIELDS_V1, "log_seq", "log_hash")
+
+
+def _fields(version) -> tuple[str, ...]:
+    """The fields a receipt of this version seals."""
+    return FIELDS_V1 if version == 1 else FIELDS
 
 
 def _content(slip: Slip) -> dict:
+    if slip.chain_seq is None:  # kept before heads were: the receipt it always had
+        return _content_v1(slip)
+    return {**_content_v1(slip), "v": VERSION, "log_seq": slip.chain_seq, "log_hash": slip.chain_hash}
+
+
+def _content_v1(slip: Slip) -> dict:
     return {
-        "v": VERSION,
+        "v": 1,
         "game": slip.round.game_id,
         "round": slip.round.number,
         "player": slip.player_id,
@@ -51,7 +68,7 @@ def receipt_check(*, game: Game, receipt) -> dict:
     if not isinstance(receipt, dict):
         return {"valid": False, "signer": "forged", "on_record": False, "differences": [], "receipt": None,
                 "current": None}
-    content = {name: receipt.get(name) for name in FIELDS}
+    content = {name: receipt.get(name) for name in _fields(receipt.get("v"))}
     try:
         signer = seal.verify(content, receipt.get("seal"))
     except seal.BadSeal:
@@ -69,7 +86,7 @@ def receipt_check(*, game: Game, receipt) -> dict:
         answer["differences"] = ["slip"]
         return answer
     held = _content(slip)
-    answer["differences"] = [name for name in FIELDS if held[name] != content[name]]
+    answer["differences"] = [name for name in content if held.get(name) != content[name]]
     answer["on_record"] = not answer["differences"]
     answer["current"] = slip.current
     return answer

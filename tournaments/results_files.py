@@ -83,16 +83,19 @@ def player_results(player, rounds) -> dict:
     }
 
 
-def make_results_file(*, event: str, game_id: str, pack_sha256: str, centre: dict, players, corrections=(),
-                      sequence: int = 1, final: bool = False, signer: Ed25519PrivateKey | None = None) -> dict:
+def make_results_file(*, event: str, game_id: str, pack_sha256: str, centre: dict, players, corrections=(),  # noqa: PLR0913 - keyword-only: each argument is named at the call
+                      sequence: int = 1, final: bool = False, signer: Ed25519PrivateKey | None = None,
+                      chain: str = "") -> dict:
     """A centre's results file, signed with ``signer`` (default: this installation's key). ``players`` are
     ``player_results`` values; ``corrections`` each ``{round, player, by, why, at, before, after}``;
-    ``centre`` ``{"id", "name"}``."""
+    ``centre`` ``{"id", "name"}``. ``chain``: the head of the centre's log chain as the file is made
+    (logchain.head_text), signed with the rest: the centre's proof of its log (``manage.py verifylog --held``)."""
     body = {
         "format": FORMAT, "version": VERSION, "event": str(event), "game_id": str(game_id),
         "pack_sha256": str(pack_sha256), "centre": {"id": str(centre["id"]), "name": str(centre.get("name", ""))},
         "sequence": int(sequence), "final": bool(final), "made_at": timezone.now().isoformat(),
         "players": list(players), "corrections": [dict(c) for c in corrections],
+        **({"log_chain": str(chain)} if chain else {}),
     }
     signer = signer or seal.server_key()[0]
     return {**body, SEAL_KEY: {"alg": seal.ALGORITHM, "key": public_text(signer),

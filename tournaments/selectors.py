@@ -651,6 +651,33 @@ def log_chain_heads(*, game: Game) -> dict:
     }
 
 
+def log_head(game_id: int) -> tuple[int, str]:
+    """The game's log chain head: its last entry's place and hash (0 and the genesis value for an empty log)."""
+    from tournaments.logchain import GENESIS
+    from tournaments.models import LogEntry
+
+    last = LogEntry.objects.filter(game_id=game_id).order_by("-seq").values_list("seq", "hash").first()
+    return (last[0], last[1]) if last else (0, GENESIS)
+
+
+def chain_heads_text(games) -> str:
+    """The chain heads of ``games`` as printed (logchain.head_text), one after the other."""
+    from tournaments.logchain import head_text
+
+    return "  ".join(head_text(game.pk, *log_head(game.pk)) for game in games)
+
+
+def closed_rounds_head_text(game: Game) -> str:
+    """The game's chain head after its last closed round, as printed: its last entry about a closed round
+    (the close, or a correction after it); "" before any."""
+    from tournaments.logchain import head_text
+    from tournaments.models import LogEntry
+
+    last = (LogEntry.objects.filter(game=game, round__status=Round.Status.CLOSED).order_by("-seq")
+            .values_list("seq", "hash").first())
+    return head_text(game.pk, *last) if last else ""
+
+
 class LogBreak(NamedTuple):
     seq: int  # the first place in the chain that does not hold
     problem: str  # missing, altered, link, rewritten
@@ -682,16 +709,23 @@ def record_heads(record: dict) -> list[dict]:
                   key=lambda h: h["seq"])
 
 
-def log_check(*, game: Game, heads: list[dict] | None = None) -> LogCheck:
+def log_check(*, game: Game, heads: list[dict] | None = None, rows: bool = True) -> LogCheck:
     """Walk the game's log chain from the start and report the first place where it does not hold: an entry
     missing (a gap in the numbering), one whose content no longer matches its hash, one that does not link
-    to the entry before, or, against ``heads`` printed on a record earlier, a place now empty or holding a
-    different entry (the log cut short, or rewritten with fresh hashes)."""
+    to the entry before (an entry moved), or, against ``heads`` printed earlier (on a record, a receipt, a
+    sheet, the public results, a results file), a place now empty or holding a different entry (the log cut
+    at its end, emptied, or rewritten with fresh hashes).
+
+    With ``rows``, then, the rows that decide a score (``_rows_check``): each slip, result and late slip must
+    match the digest last chained for it, and every slip and result of a round closed with digests must
+    have one."""
     from tournaments.logchain import GENESIS, hash_of
     from tournaments.models import LogEntry
 
     expected, previous, count, last = 1, GENESIS, 0, None
     found: dict[int, str] = {}
+    digests: dict[tuple[str, int], tuple[str, int]] = {}  # (kind, id): the last digest chained, and its place
+    closes: dict[int, bool] = {}  # round id: whether its close chained the round's rows
     broken = None
     for entry in LogEntry.objects.filter(game=game).order_by("seq").iterator(chunk_size=2000):
         count += 1
@@ -701,11 +735,12 @@ def log_check(*, game: Game, heads: list[dict] | None = None) -> LogCheck:
                                   f"entries {expected} to {entry.seq - 1} are missing" if entry.seq > expected + 1
                                   else f"entry {expected} is missing", None)
             elif entry.prev_hash != previous:
-                broken = LogBreak(entry.seq, "link", f"entry {entry.seq} does not follow the entry before it",
-                                  entry.pk)
+                broken = LogBreak(entry.seq, "link", f"entry {entry.seq} does not follow the entry before it"
+                                  " (removed, moved or written again)", entry.pk)
             elif hash_of(entry) != entry.hash:
                 broken = LogBreak(entry.seq, "altered", f"entry {entry.seq} was changed after it was written",
                                   entry.pk)
+        _chained_rows(entry, digests, closes)
         found[entry.seq] = entry.hash
         expected, previous, last = entry.seq + 1, entry.hash, {"seq": entry.seq, "hash": entry.hash}
     printed = heads or []
@@ -713,10 +748,65 @@ def log_check(*, game: Game, heads: list[dict] | None = None) -> LogCheck:
         if broken is not None and broken.seq <= head["seq"]:
             break
         held = found.get(head["seq"])
-        if held is None:
+        if head["seq"] == 0:
+            continue  # printed before the first entry: it vouches for nothing
+        if held is None and count == 0:
+            broken = LogBreak(head["seq"], "emptied",
+                              f"the log is empty, but entry {head['seq']} was printed: the log was emptied")
+        elif held is None and last is not None and head["seq"] > last["seq"]:
+            broken = LogBreak(head["seq"], "missing",
+                              f"the log ends at entry {last['seq']}, but entry {head['seq']} was printed: "
+                              "the log was cut at its end")
+        elif held is None:
             broken = LogBreak(head["seq"], "missing",
                               f"entry {head['seq']}, printed on the record, is missing from the log")
         elif held != head["hash"]:
             broken = LogBreak(head["seq"], "rewritten",
                               f"entry {head['seq']} is not the one printed on the record: the log was rewritten")
+    if broken is None and rows:
+        broken = _rows_check(game, digests, closes)
     return LogCheck(game.pk, count, last, len(printed), broken)
+
+
+def _chained_rows(entry, digests: dict, closes: dict) -> None:
+    """Note the row digests an entry (or a pending entry) chained: the later one of a row replaces the earlier."""
+    if entry.action == "round_close" and entry.round_id is not None and entry.round_id not in closes:
+        closes[entry.round_id] = entry.rows is not None
+    for kind, items in (entry.rows or {}).items():
+        for pk, digest in items.items():
+            digests[(kind, int(pk))] = (digest, entry.seq)
+
+
+def _rows_check(game: Game, digests: dict, closes: dict) -> LogBreak | None:
+    """The first row that decides a score and does not match the chain: rewritten (its digest differs from
+    the one last chained for it), deleted (chained, gone), or never chained (a slip or result of a round
+    closed with digests, or of a closed round whose close is not in the log: inserted behind the log's
+    back, or the entries that chained it cut). A round closed before rows were chained (its close carries
+    none) holds no rows to check."""
+    from tournaments.logchain import row_digest
+    from tournaments.models import LateSlip, PendingLogEntry
+
+    for pending in PendingLogEntry.objects.filter(game=game).order_by("id"):  # not chained yet: what they say
+        pending.seq = 0
+        _chained_rows(pending, digests, {})
+    closed = set(Round.objects.filter(game=game, status=Round.Status.CLOSED).values_list("pk", flat=True))
+    required = {pk for pk in closed if closes.get(pk, True)} | {pk for pk, chained in closes.items() if chained}
+    names = {"slip": "slip", "result": "result", "late": "late slip"}
+    seen = set()
+    for kind, rows in (("slip", Slip.objects.filter(round__game=game)),
+                       ("result", Result.objects.filter(round__game=game)),
+                       ("late", LateSlip.objects.filter(round__game=game))):
+        for row in rows.order_by("id").iterator(chunk_size=2000):
+            seen.add((kind, row.pk))
+            chained = digests.get((kind, row.pk))
+            if chained is None:
+                if kind != "late" and row.round_id in required:
+                    return LogBreak(0, "unchained", f"{names[kind]} {row.pk} is on no log entry: written behind "
+                                    "the log's back, or the entries that chained it were cut")
+            elif row_digest(kind, row) != chained[0]:
+                return LogBreak(chained[1], "row_rewritten", f"{names[kind]} {row.pk} no longer matches what entry "
+                                f"{chained[1]} chained: it was rewritten")
+    for (kind, pk), (_, seq) in digests.items():
+        if (kind, pk) not in seen:
+            return LogBreak(seq, "row_missing", f"{names[kind]} {pk}, chained by entry {seq}, is gone")
+    return None

@@ -170,7 +170,8 @@ def test_a_log_cut_short_is_found_against_the_record(played, tmp_path):
     first_round_head = heads["rounds"][0]["seq"]
     # The entries after round 1's head are deleted: what is left is a chain that holds on its own.
     tamper("DELETE FROM tournaments_logentry WHERE game_id = %s AND seq > %s", [played.pk, first_round_head])
-    assert selectors.log_check(game=played).ok
+    assert selectors.log_check(game=played, rows=False).ok  # the chain left holds on its own...
+    assert selectors.log_check(game=played).broken.problem == "unchained"  # ...but round 2's rows are on none
     check = selectors.log_check(game=played, heads=selectors.record_heads(json.loads(record.read_text())))
     assert (check.broken.seq, check.broken.problem) == (heads["rounds"][1]["seq"], "missing")
     with pytest.raises(CommandError):
@@ -183,7 +184,8 @@ def test_a_log_written_again_with_fresh_hashes_is_found_against_the_record(playe
     tamper("DELETE FROM tournaments_logentry WHERE game_id = %s", [played.pk])
     for _ in range(count):  # as many entries, chained properly, by someone who can write the table
         log(game=played, action="round_close", reason="nothing happened")
-    assert selectors.log_check(game=played).ok
+    assert selectors.log_check(game=played, rows=False).ok  # the chain holds on its own...
+    assert selectors.log_check(game=played).broken.problem == "unchained"  # ...the rows it chained are gone
     check = selectors.log_check(game=played, heads=selectors.record_heads(json.loads(record.read_text())))
     assert check.broken.problem == "rewritten"
     assert check.broken.seq == json.loads(record.read_text())["log_chain"]["rounds"][0]["seq"]
@@ -262,7 +264,8 @@ def test_truncate_is_refused_and_a_truncate_past_the_trigger_is_found(played, tm
         cursor.execute("DROP TRIGGER tournaments_logentry_no_truncate ON tournaments_logentry")
         cursor.execute("TRUNCATE tournaments_logentry")
     log(game=played, action="round_draw")
-    assert selectors.log_check(game=played).ok  # the chain left holds on its own...
+    assert selectors.log_check(game=played, rows=False).ok  # the chain left holds on its own...
+    assert selectors.log_check(game=played).broken.problem == "unchained"  # (the rows it chained are on none)
     heads = selectors.record_heads(json.loads(record.read_text()))
     check = selectors.log_check(game=played, heads=heads)  # ...but not through the record's heads
     assert not check.ok and check.broken.seq == heads[0]["seq"] and check.broken.problem in ("missing", "rewritten")

@@ -64,6 +64,9 @@ class PublicGameSerializer(serializers.Serializer):
     provisional = serializers.BooleanField(required=False)
     rounds = PublicRoundSerializer(many=True)
     standings = PublicRowSerializer(many=True, required=False)
+    chain = serializers.CharField(required=False, help_text="A tournament's game: the head of its log chain "
+                                  "after its last closed round (chain GAME/SEQ/HASH), a proof of the log that "
+                                  "manage.py verifylog --held checks.")
 
 
 class PublicCentreSerializer(serializers.Serializer):

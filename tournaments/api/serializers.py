@@ -698,6 +698,10 @@ class ReceiptSerializer(serializers.Serializer):
     key = StrictCharField(allow_blank=True)
     seq = StrictIntegerField(allow_null=True)
     received_at = StrictCharField(allow_blank=True, help_text="When the slip's last byte arrived (ISO 8601).")
+    log_seq = StrictIntegerField(required=False, help_text="The game's log chain head at the slip's arrival: its "
+                                 "place (0: the log was empty). Absent from a version 1 receipt.")
+    log_hash = StrictCharField(required=False, allow_blank=True,
+                               help_text="The hash of that entry (the genesis value when the log was empty).")
     seal = SealSerializer()
 
 

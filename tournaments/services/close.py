@@ -18,6 +18,7 @@ from engine.notation import RefError, parse_ref
 from tournaments.errors import Conflict, input_refused
 from tournaments.formats import brief
 from tournaments.limits import MESSAGE_MAX
+from tournaments.logchain import rows_of
 from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
 from tournaments.reasons import CANCEL_REASON
 from tournaments.versions import notify_game_changed
@@ -73,7 +74,7 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
             if paper_players(game):  # paper slips may still be typed in: provisional until marked complete
                 Round.objects.filter(pk=current.pk).update(slips_complete=False)
             log(game=game, round=current, action="round_close", actor=actor,
-                after={"top_score": current.top_score, "master": brief(current.master)})
+                after={"top_score": current.top_score, "master": brief(current.master)}, rows=_round_rows(current))
             round_slips_complete_if_all_in(current)  # every paper player's slip already in: final at once
             results_changed(game.pk)  # a centre's game (a pack's, a multiplex's): its results file kept and pushed
             if _bag_exhausted(game, current.number + 1):
@@ -86,6 +87,13 @@ def round_close(*, round: Round, actor=None, now: datetime | None = None, wait: 
     logger.info("round %s of game %s closed: committed at its deadline %+.0f ms, after %.0f ms of work",
                 current.number, game.pk, since_deadline_ms(current), (time.monotonic() - began) * 1000)
     return True
+
+
+def _round_rows(round: Round) -> dict:
+    """The digests of every slip, result and late slip of the round, chained by its close (logchain.rows_of)."""
+    return rows_of(slips=Slip.objects.filter(round=round).order_by("id"),
+                   results=Result.objects.filter(round=round).order_by("id"),
+                   lates=LateSlip.objects.filter(round=round).order_by("id"))
 
 
 def since_deadline_ms(round: Round) -> float:

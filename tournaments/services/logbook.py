@@ -24,7 +24,7 @@ def _who(actor, after, by: str):
 
 
 def log(*, game, action: str, actor=None, round=None, slip=None, player=None, before=None, after=None,  # noqa: PLR0913 - keyword-only: each argument is named at the call
-        reason: str = "", by: str = SERVER) -> LogEntry:
+        reason: str = "", by: str = SERVER, rows: dict | None = None) -> LogEntry:
     """Append an entry to the game's log chain (``tournaments.logchain``). The game's row is locked until the
     caller's transaction commits, so two entries never take the same place in the chain; services lock a
     round before its game, never the other way round, so this last lock keeps their order. The game's
@@ -32,7 +32,10 @@ def log(*, game, action: str, actor=None, round=None, slip=None, player=None, be
 
     Every entry names who acted: an arbitrator (``actor``, a signed-in user), else ``after["by"]``:
     ``"player"`` (the entry's player, from their phone) or ``"server"`` (the clock, a restore's playback, a
-    command)."""
+    command).
+
+    ``rows``: the digests of the slips, results and late slips this change wrote (logchain.rows_of), chained
+    with the entry (verifylog recomputes them from the rows)."""
     actor, after = _who(actor, after, by)
     with transaction.atomic():
         Game.objects.select_for_update().filter(pk=game.pk).values_list("pk").first()
@@ -40,7 +43,7 @@ def log(*, game, action: str, actor=None, round=None, slip=None, player=None, be
         entries = _take_pending(game.pk)
         entry = LogEntry(
             game=game, round=round, slip=slip, player=player, actor=actor, action=action,
-            before=logchain.normalised(before), after=logchain.normalised(after), reason=reason,
+            before=logchain.normalised(before), after=logchain.normalised(after), reason=reason, rows=rows or None,
         )
         _chain(last, [*entries, entry])
         if entries:
@@ -57,7 +60,7 @@ def lock_game_if_free(game_id: int) -> bool:
 
 
 def log_pending(*, game, action: str, actor=None, round=None, slip=None, player=None, before=None, after=None,  # noqa: PLR0913 - keyword-only: each argument is named at the call
-                reason: str = "", by: str = SERVER) -> PendingLogEntry:
+                reason: str = "", by: str = SERVER, rows: dict | None = None) -> PendingLogEntry:
     """Write an entry in the caller's transaction without taking the game's lock: it joins the chain at the
     next ``flush_pending`` (call it once the transaction has committed) or the next ``log`` of the game,
     whichever comes first. For the crowd of slips served after a close: each is judged in its own
@@ -65,8 +68,14 @@ def log_pending(*, game, action: str, actor=None, round=None, slip=None, player=
     actor, after = _who(actor, after, by)
     return PendingLogEntry.objects.create(
         game_id=game.pk, round=round, slip=slip, player=player, actor=actor, action=action,
-        before=logchain.normalised(before), after=logchain.normalised(after), reason=reason,
+        before=logchain.normalised(before), after=logchain.normalised(after), reason=reason, rows=rows or None,
     )
+
+
+def head(game_id: int) -> tuple[int, str]:
+    """The game's chain head: its last entry's place and hash (0 and the genesis value for an empty log)."""
+    last = LogEntry.objects.filter(game_id=game_id).order_by("-seq").values_list("seq", "hash").first()
+    return (last[0], last[1]) if last else (0, logchain.GENESIS)
 
 
 def flush_pending(game_id: int, mine: int | None = None) -> int:
@@ -99,7 +108,8 @@ def _take_pending(game_id: int) -> list[LogEntry]:
     if pending:
         PendingLogEntry.objects.filter(pk__in=[p.pk for p in pending]).delete()
     return [LogEntry(game_id=p.game_id, round_id=p.round_id, slip_id=p.slip_id, player_id=p.player_id,
-                     actor_id=p.actor_id, action=p.action, before=p.before, after=p.after, reason=p.reason)
+                     actor_id=p.actor_id, action=p.action, before=p.before, after=p.after, reason=p.reason,
+                     rows=p.rows)
             for p in pending]
 
 

@@ -13,6 +13,7 @@ from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.federation import identity
 from tournaments.lexicons import BUILTIN_LEXICONS, cache_dir, get_lexicon, remember
 from tournaments.limits import LEXICON_NAME_MAX, PLAYER_NAME_MAX, SERIES_MAX, TOURNAMENT_NAME_MAX
+from tournaments.logchain import rows_of
 from tournaments.models import Game, Lexicon, Player, Result, Round, Tournament, hash_token, new_screen_key
 from tournaments.names import clean_name
 from tournaments.versions import game_created, notify_game_changed
@@ -219,8 +220,10 @@ def player_register(*, game: Game, name: str, table: int | None = None, series: 
                    message="the player arrived after this round")
             for r in closed
         )
+        absent = Result.objects.filter(player=player, round__in=closed) if closed else ()
         log(game=game, action="player_register", player=player, actor=actor, by="player" if by_phone else "server",
-            after={"name": name, "table": table, **_identity_logged(found), "arrival_round": player.arrival_round})
+            after={"name": name, "table": table, **_identity_logged(found), "arrival_round": player.arrival_round},
+            rows=rows_of(results=absent))
         notify_game_changed(game.pk)
     return player, token
 

@@ -23,7 +23,8 @@ from tournaments.limits import (
     SEQ_MAX,
     SLIP_KEY_MAX,
 )
-from tournaments.models import Game, LateSlip, Player, Result, Round, Slip
+from tournaments.logchain import GENESIS, rows_of
+from tournaments.models import Game, LateSlip, LogEntry, Player, Result, Round, Slip
 from tournaments.reasons import JUDGED_AFTER_CLOSE, PAPER_AFTER_CLOSE, PAPER_CHOICES
 from tournaments.topping_selectors import is_topping
 from tournaments.versions import notify_game_changed, notify_progress
@@ -31,7 +32,7 @@ from tournaments.versions import notify_game_changed, notify_progress
 from .clock import round_close_if_due
 from .close import judge
 from .incidents import clock_stopped_at
-from .logbook import flush_pending, lock_game_if_free, log, log_pending
+from .logbook import flush_pending, head, lock_game_if_free, log, log_pending
 from .paper import round_slips_complete_if_all_in
 from .results_hooks import results_changed
 from .roles import act_as, require_arbitrator, require_head
@@ -282,7 +283,8 @@ def _write_slip(round: Round, player: Player, handed: HandedIn, *, now: datetime
     ``sent_ms``: when the phone says it sent it, for a slip in transit at the deadline."""
     word, ref, score, key, seq = handed
     with transaction.atomic():
-        locked, held = _lock_round_for_slip(round, player, key)  # checks too that the player plays this game
+        # Checks too that the player plays this game; ``arrival``: the log chain's head, for the receipt.
+        locked, held, arrival = _lock_round_for_slip(round, player, key)
         mine = {s.key: s for s in held}
         existing = mine.get(key)
         if existing is not None:
@@ -311,7 +313,7 @@ def _write_slip(round: Round, player: Player, handed: HandedIn, *, now: datetime
         slip = _insert_slip(Slip(
             round=locked, player=player, word=word, ref=ref, claimed=score, key=key, seq=seq, received_at=now,
             entered_by=entered_by if getattr(entered_by, "is_authenticated", False) else None,
-            replaces=previous, several=several and previous is not None,
+            replaces=previous, several=several and previous is not None, chain_seq=arrival[0], chain_hash=arrival[1],
         ))
         # Served after the close (a crowd at the deadline): judged before the game's lock is asked for. With
         # ARBITER_DEFER_LATE_SLIP_LOG its entries wait beside it while another slip holds the lock, and are
@@ -328,7 +330,7 @@ def _write_slip(round: Round, player: Player, handed: HandedIn, *, now: datetime
             action = "slip_enter" if previous is None else ("slip_several" if slip.several else "slip_replace")
             pending = write_log(game=round.game, round=locked, slip=slip, player=player, action=action,
                                 actor=entered_by, before=_slip_dict(previous), after=_slip_dict(slip), reason=reason,
-                                by="player")
+                                by="player", rows=rows_of(slips=[slip]))
         if closed:
             pending = _log_judged_late(locked, player, slip, judged, write_log)
             notify_game_changed(round.game_id)
@@ -346,11 +348,13 @@ def _end_call(round: Round):
     return round.deadline
 
 
-def _record_late(round: Round, player: Player, handed: HandedIn, *, arrived: datetime, entered_by=None,
-                 sent_at: datetime | None = None) -> LateSlip:
+def _record_late(round: Round, player: Player, handed: HandedIn, *, arrived: datetime, entered_by=None,  # noqa: PLR0913 - keyword-only: each argument is named at the call
+                 sent_at: datetime | None = None, logged: dict | None = None) -> LateSlip:
     """Keep a late slip on record (once per key: the first attempt's times) and make the player's result
-    read late. ``sent_at``: when the phone says it sent it (plausible, or None)."""
-    late_by = _seconds((arrived - _end_call(round)).total_seconds())
+    read late. ``sent_at``: when the phone says it sent it (plausible, or None). ``logged``: the log entry of
+    the caller (its action, actor, after), written with the late slip and the result changed, chained; without
+    it, a result made to read late is logged (``result_late``)."""
+    late_by = _late_by(round, arrived)
     with transaction.atomic():
         late, _ = LateSlip.objects.get_or_create(
             round_id=round.pk, player=player, key=handed.key,
@@ -359,25 +363,35 @@ def _record_late(round: Round, player: Player, handed: HandedIn, *, arrived: dat
                       "late_by": late_by, "sent_at": sent_at,
                       "entered_by": entered_by if getattr(entered_by, "is_authenticated", False) else None},
         )
-        if _mark_result_late(round, player):
+        changed = _mark_result_late(round, player)
+        if changed is not None:
             notify_game_changed(round.game_id)
+        if logged is not None or changed is not None:
+            entry = logged or {"action": "result_late", "by": "player",
+                               "after": {"reason": changed.reason, "late_by": late.late_by}}
+            log(game=round.game, round=round, player=player, **entry,
+                rows=rows_of(results=[changed], lates=[late]))
     return late
+
+
+def _late_by(round: Round, arrived: datetime) -> float:
+    return _seconds((arrived - _end_call(round)).total_seconds())
 
 
 def _seconds(value: float) -> float:
     return round(value, 3)  # the builtin: no parameter of this function is called round
 
 
-def _mark_result_late(round: Round, player: Player) -> bool:
+def _mark_result_late(round: Round, player: Player) -> Result | None:
     """A closed round's ``no_slip`` result of a player with a late slip reads ``late`` (how late: the
-    first late slip). Returns whether it changed."""
+    first late slip). Returns the result changed, or None."""
     result = Result.objects.select_for_update().filter(round_id=round.pk, player=player, reason="no_slip").first()
     first = LateSlip.objects.filter(round_id=round.pk, player=player).order_by("received_at").first()
     if result is None or first is None:
-        return False
+        return None
     result.reason, result.message = "late", late_message(first.late_by)
     result.save(update_fields=["reason", "message"])
-    return True
+    return result
 
 
 def _handed_in(round: Round, received_at, now: datetime) -> datetime:
@@ -414,10 +428,11 @@ def slip_enter_late(*, round: Round, player: Player, word: str, ref: str | None,
         raise Conflict("round_not_closed", params={"why": "late_paper"})
     arrived = _handed_in(round, received_at, timezone.now())
     handed = HandedIn(word, ref, score, key=f"paper-late:{uuid.uuid4()}", seq=None)
-    late = _record_late(round, player, handed, arrived=max(arrived, _end_call(round)), entered_by=actor)
-    log(game=round.game, round=round, player=player, action="late_enter", actor=actor,
-        after={"word": word, "ref": ref, "claimed": score, "late_by": late.late_by,
-               "received_at": late.received_at.isoformat()})
+    at = max(arrived, _end_call(round))
+    late = _record_late(round, player, handed, arrived=at, entered_by=actor, logged={
+        "action": "late_enter", "actor": actor,
+        "after": {"word": word, "ref": ref, "claimed": score, "late_by": _late_by(round, at),
+                  "received_at": at.isoformat()}})
     round_slips_complete_if_all_in(round)  # a late slip is what the player handed in: entered
     return late
 
@@ -438,10 +453,12 @@ def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
             raise Conflict("round_not_closed", params={"why": "late"})
         if Slip.objects.filter(round=round, player=late.player, current=True).exists():
             raise Conflict("slip_exists")
+        chain_seq, chain_hash = head(round.game_id)  # the head as the slip is written
         slip = Slip.objects.create(
             round=round, player=late.player, word=late.word, ref=late.ref, claimed=late.claimed,
             key=f"admitted:{late.pk}", seq=late.seq, received_at=late.received_at,
             entered_by=actor if getattr(actor, "is_authenticated", False) else None,
+            chain_seq=chain_seq, chain_hash=chain_hash,
         )
         held, result = _write_result(setting_of(round.game.tournament), round, late.player, slip, corrected=True)
         before = {"result": held}
@@ -449,19 +466,21 @@ def late_slip_admit(*, late: LateSlip, reason: str, actor) -> Slip:
         late.save(update_fields=["admitted"])
         log(game=round.game, round=round, slip=slip, player=late.player, action="late_admit", actor=actor,
             before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result),
-                                  "late_by": late.late_by}, reason=reason_text)
+                                  "late_by": late.late_by}, reason=reason_text,
+            rows=rows_of(slips=[slip], results=[result], lates=[late]))
         notify_game_changed(round.game_id)
         results_changed(round.game_id)
     return slip
 
 
-def _lock_round_for_slip(round: Round, player: Player, key: str) -> tuple[Round, list[Slip]]:
+def _lock_round_for_slip(round: Round, player: Player, key: str) -> tuple[Round, list[Slip], tuple[int, str]]:
     """Lock the round against a close while this slip is written, and the player against their own other
     slips; then read the player's slip with this key and their current slip (_slips_of). On PostgreSQL the
     round is locked FOR SHARE: slips of different players are written side by side, and the close's
     conditional update (which needs the row exclusively) waits for those under way, while slips arriving
     meanwhile wait for the close and then see it. Elsewhere the round is locked whole (SQLite writes one
-    transaction at a time anyway)."""
+    transaction at a time anyway). Returns the round, those slips and the log chain's head (seq, hash): the
+    slip's arrival, as its receipt carries it."""
     from django.db import connection
 
     game = round.game
@@ -469,16 +488,17 @@ def _lock_round_for_slip(round: Round, player: Player, key: str) -> tuple[Round,
         locked = Round.objects.select_for_update().get(pk=round.pk)
         _check_player(round, player)
         locked.game = game
-        return locked, _slips_of(locked, player, key)
+        return locked, _slips_of(locked, player, key), head(game.pk)
     # The round first, then the player: the close holds the round and then checks the player rows its
     # results point at (a key-share lock, which NO KEY UPDATE lets through): no cycle can form. The state a
     # slip depends on, read again under the lock (the rest of the row was read before). Plain queries: every
     # slip of a hall runs them. The player's row only is locked (the games it may play are a subquery, not a
     # join). The three statements go in one round trip (client-side binding: several statements with
     # parameters in one call); the server runs them one after the other, each with its own snapshot, so the
-    # slips are read once the player's lock is held, as when they were sent one by one.
+    # slips are read once the player's lock is held, as when they were sent one by one. The fourth reads the
+    # log chain's head (the receipt's), by the index on the game's places: no round trip of its own.
     params = ([round.pk], [player.pk, game.tournament_id, game.tournament_id, game.number],
-              [round.pk, player.pk, key])
+              [round.pk, player.pk, key], [game.pk])
     with connection.cursor() as cursor:
         if _several_statements(cursor):
             cursor.execute(";\n".join(_LOCK_SQL), [value for group in params for value in group])
@@ -487,6 +507,8 @@ def _lock_round_for_slip(round: Round, player: Player, key: str) -> tuple[Round,
             plays_here = cursor.fetchone() is not None
             cursor.nextset()
             rows = cursor.fetchall()
+            cursor.nextset()
+            last = cursor.fetchone()
         else:
             cursor.execute(_LOCK_SQL[0], params[0])
             state = cursor.fetchone()
@@ -494,13 +516,15 @@ def _lock_round_for_slip(round: Round, player: Player, key: str) -> tuple[Round,
             plays_here = cursor.fetchone() is not None
             cursor.execute(_LOCK_SQL[2], params[2])
             rows = cursor.fetchall()
+            cursor.execute(_LOCK_SQL[3], params[3])
+            last = cursor.fetchone()
     if not plays_here:
         raise NotFound("unknown_player", fields={"player": ["unknown"]})
     locked = copy.copy(round)
     locked.status, locked.deadline, locked.closed_at, locked.paused_at, incidents = state
     locked.incidents = json.loads(incidents) if isinstance(incidents, str) else (incidents or [])
     locked.game = game
-    return locked, [_slip_from_row(row) for row in rows]
+    return locked, [_slip_from_row(row) for row in rows], (last[0], last[1]) if last else (0, GENESIS)
 
 
 _SLIP_FIELDS = Slip._meta.concrete_fields
@@ -512,6 +536,7 @@ _LOCK_SQL = (
     f'(SELECT "id" FROM "{Game._meta.db_table}" WHERE "tournament_id" = %s AND "number" <= %s) FOR NO KEY UPDATE',
     f'SELECT {_SLIP_COLUMNS} FROM "{Slip._meta.db_table}" '
     'WHERE "round_id" = %s AND "player_id" = %s AND ("key" = %s OR "current")',
+    f'SELECT "seq", "hash" FROM "{LogEntry._meta.db_table}" WHERE "game_id" = %s ORDER BY "seq" DESC LIMIT 1',
 )
 
 
@@ -591,7 +616,7 @@ def _log_judged_late(round: Round, player: Player, slip: Slip, judged: tuple[dic
     return write_log(game=round.game, round=round, slip=slip, player=player, action="slip_judged_late",
                        before={"result": before}, after={"slip": _slip_dict(slip), "result": _result_dict(result),
                                                          "received_at": slip.received_at.isoformat()},
-                       reason=JUDGED_AFTER_CLOSE)
+                       reason=JUDGED_AFTER_CLOSE, rows=rows_of(slips=[slip], results=[result]))
 
 
 def _slip_dict(slip: Slip | None) -> dict | None:
@@ -648,19 +673,23 @@ def slip_correct(
         if not original.current:
             raise Conflict("slip_replaced")
         Slip.objects.filter(pk=original.pk).update(current=False)
+        chain_seq, chain_hash = head(round.game_id)
         corrected = Slip.objects.create(
             round=round, player=original.player, word=new_word, ref=new_ref, claimed=new_score,
             key=f"correction:{uuid.uuid4()}", seq=original.seq, received_at=original.received_at,
             entered_by=actor if getattr(actor, "is_authenticated", False) else None, replaces=original,
+            chain_seq=chain_seq, chain_hash=chain_hash,
         )
         before = {"slip": _slip_dict(original)}
         after = {"slip": _slip_dict(corrected)}
+        result = None
         if round.status == Round.Status.CLOSED:
             before["result"], result = _write_result(setting_of(tournament), round, original.player, corrected,
                                                      corrected=True)
             after["result"] = _result_dict(result)
         log(game=round.game, round=round, slip=corrected, player=original.player, action="slip_correct",
-            actor=actor, before=before, after=after, reason=reason_text)
+            actor=actor, before=before, after=after, reason=reason_text,
+            rows=rows_of(slips=[corrected], results=[result]))
         notify_game_changed(round.game_id)
         if round.status == Round.Status.CLOSED:
             results_changed(round.game_id)
@@ -686,15 +715,18 @@ def slip_add(
             raise Conflict("round_not_closed", params={"why": "open"})
         if Slip.objects.filter(round=locked, player=player, current=True).exists():
             raise Conflict("slip_exists")
+        chain_seq, chain_hash = head(round.game_id)  # the head as the slip is written
         slip = Slip.objects.create(
             round=locked, player=player, word=word, ref=ref, claimed=score, key=f"added:{uuid.uuid4()}",
             received_at=locked.deadline or timezone.now(),
             entered_by=actor if getattr(actor, "is_authenticated", False) else None,
+            chain_seq=chain_seq, chain_hash=chain_hash,
         )
         held, result = _write_result(setting_of(tournament), locked, player, slip, corrected=True)
         before = {"slip": None, "result": held}
         log(game=round.game, round=locked, slip=slip, player=player, action="slip_add", actor=actor,
-            before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result)}, reason=reason_text)
+            before=before, after={"slip": _slip_dict(slip), "result": _result_dict(result)}, reason=reason_text,
+            rows=rows_of(slips=[slip], results=[result]))
         round_slips_complete_if_all_in(locked)  # the last paper slip missing: the standings are final
         notify_game_changed(round.game_id)
         results_changed(round.game_id)
@@ -721,7 +753,7 @@ def result_override(*, result: Result, paid: int, outcome: str, reason: str, act
         current.message, current.corrected = reason_text[:MESSAGE_MAX], True
         current.save()
         log(game=current.round.game, round=current.round, player=current.player, action="result_override",
-            actor=actor, before=before, after=_result_dict(current), reason=reason_text)
+            actor=actor, before=before, after=_result_dict(current), reason=reason_text, rows=rows_of(results=[current]))
         notify_game_changed(current.round.game_id)
         results_changed(current.round.game_id)
     return current

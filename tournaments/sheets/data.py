@@ -27,6 +27,9 @@ class Header:
     language: str = "en"  # the tournament's language: every word of the sheet is in it
     # A game still in play, or whose last round's paper slips are not all entered: the figures may change.
     provisional: bool = False
+    # The log chain's head of each game the sheet shows, when it was printed (logchain.head_text): in the
+    # footer and the PDF's keywords, a proof of the log that ``manage.py verifylog --held`` checks.
+    chain: str = ""
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,7 @@ class SheetDocument(BaseDocTemplate):
             author=product,
             creator=product,
             subject=title,
+            keywords=header.chain,  # read back by manage.py verifylog --held
             initialFontName=SANS,  # else the canvas names Helvetica, a font the PDF would not embed
         )
         self.header = header
@@ -148,6 +149,11 @@ class SheetDocument(BaseDocTemplate):
         canv.translate(right - 50 + canv.stringWidth(label, SANS, 7), MARGIN)
         canv.doForm(_CountingCanvas.PAGE_COUNT)
         canv.restoreState()
+        if header.chain:  # the log chain's head of each game, at printing: below the footer, small
+            canv.saveState()
+            canv.setFont(MONO, 5.5)
+            canv.drawString(left, MARGIN - 9, fit(header.chain, right - left, MONO, 5.5))
+            canv.restoreState()
 
 
 def grid_style(header_rows: int = 1, numeric_from: int | None = None, numeric_to: int = -1) -> list:

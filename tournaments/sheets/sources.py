@@ -57,6 +57,7 @@ def header_for(tournament: Tournament, game: Game | None = None) -> Header:
         else:
             day, label = game_day(game), _("Game %(number)s") % {"number": game.number}
             provisional = is_provisional(game)
+            games = [game]
     return Header(
         tournament=tournament.name,
         game=label,
@@ -70,6 +71,7 @@ def header_for(tournament: Tournament, game: Game | None = None) -> Header:
         tileset=tournament.tileset,
         language=tournament.language,
         provisional=provisional,
+        chain=selectors.chain_heads_text(games),
     )
 
 
