@@ -275,7 +275,9 @@ def explosive_chooser(board, lexicon, tileset, rules):
 def replace_played_blanks(board: Board, tiles, bag, rules) -> tuple[Board, list[str], str]:
     """The joker rule after a master is placed: each blank it placed (``tiles``: the master's
     ((row, col, letter, is_blank), ...)) whose letter the bag still holds becomes that letter on the board;
-    the letter leaves the bag and the blank goes back in.  Returns (board, bag, letters replaced).
+    the letter leaves the bag and the blank goes back in.  ``bag`` is the bag proper: a copy of the letter
+    among the letters kept on the rack is never taken (docs/rules.md 7.1, "The joker's letter").  Returns
+    (board, bag, letters replaced).
     Without ``rules.joker`` and ``rules.joker_replace``, nothing changes."""
     bag = sorted(bag, key=tile_order)
     if not (rules.joker and rules.joker_replace):

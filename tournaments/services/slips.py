@@ -133,8 +133,12 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
     ARBITER_TRANSIT_SECONDS after it); else the arrival does. A whole number out of 0..SENT_MS_MAX is refused
     (400 ``bad_sent_ms``); a late slip keeps it as ``sent_at`` when it is plausible (see _claimed_sent_at),
     and the 409 ``round_closed`` then carries ``sent_before``, the seconds it was sent before the end call.
+
+    In a topping tournament the ``round`` given gets the tops the try was judged against (``tops_ready``,
+    ``top_score``; computed here when the draw's task has not yet done it): its answer is built from them.
     """
     now = now or timezone.now()  # the time received, before any wait for the round's lock
+    given = round  # the caller's copy: a topping try's answer is built from it (with the tops, below)
     if "game" not in round._state.fields_cache or "tournament" not in round.game._state.fields_cache:
         round = Round.objects.select_related("game__tournament").get(pk=round.pk)
     if not isinstance(player, Player) or player.pk is None:
@@ -155,6 +159,7 @@ def slip_submit(  # noqa: PLR0913 - keyword-only: each argument is named at the 
         from .topping import with_tops
 
         round = with_tops(round)  # each try is judged at once: the top is needed now
+        given.tops_ready, given.top_score = round.tops_ready, round.top_score
     handed = HandedIn(word, ref, score, key, seq)
     try:
         return _write_slip(round, player, handed, now=now, entered_by=entered_by, several=several, reason=reason,

@@ -9,13 +9,16 @@ from tournaments.models import Round, Slip
 
 
 def with_tops(round: Round) -> Round:
-    """The round with its tops stored (computed now when the draw's task has not yet done it): a try is
-    judged at once, so a topping round's slip needs the top. Called before any lock is taken."""
+    """``round`` itself, its tops stored (computed now when the draw's task has not yet done it): a try is
+    judged at once, so a topping round's slip needs the top. The top is set on this very object, as on the
+    caller's copy the answer is built from (topping_answer): a try handed in before the tops were computed
+    is answered from the top it was judged against. Called before any lock is taken."""
     from .draw import round_compute_tops
 
     ready, top_score = Round.objects.filter(pk=round.pk).values_list("tops_ready", "top_score").first()
     if not ready:
-        return round_compute_tops(round=round)
+        computed = round_compute_tops(round=round)
+        ready, top_score = computed.tops_ready, computed.top_score
     round.tops_ready, round.top_score = ready, top_score
     return round
 
