@@ -19,17 +19,18 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-# The compiled move search (engine/kernel.py, Numba) is compiled once per machine, about 20 s, then
-# loaded from its cache in well under a second; warming it here spares the first rack of an evening (and
-# each test process) that wait. Prints which search runs.
+# The compiled move search (engine/kernel.py, Numba) is compiled once per machine (about 30 s of a 2-core
+# laptop), then loaded from its cache in well under a second; warming it here spares each test process that
+# wait. Prints which search runs, and a line every 5 s while it works. `make run` does not need it: the
+# club's stack runs the pure-Python search (docs/operations.md, "First start and memory").
 warm: $(VENV)/.installed
 	$(BIN)/python -m engine warm
 
 # A checkout's `make run` opts into the development settings (DEBUG on); with HOST beyond loopback the launcher
 # turns DEBUG off (arbiter/settings/__init__.py). DJANGO_SETTINGS_MODULE in the environment wins.
 run: export DJANGO_SETTINGS_MODULE ?= arbiter.settings.dev
-run: warm
-	$(BIN)/python -m arbiter run --no-warm --host '$(HOST)' --port '$(PORT)'
+run: $(VENV)/.installed
+	$(BIN)/python -m arbiter run --host '$(HOST)' --port '$(PORT)'
 
 # The tests run in TEST_WORKERS processes (pytest-xdist), 2 by default: each has its own test database,
 # cache keys and task queue. TEST_WORKERS=0 runs them in this process.

@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     host = None
     if args.command == "run":
         host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+        club_search()
         if args.public_url is not None:
             os.environ["PUBLIC_URL"] = args.public_url
     if not setup(host=host):
@@ -116,13 +117,23 @@ def setup(host: str | None = None) -> bool:
     return True
 
 
+def club_search() -> None:
+    """The club's stack (the web server and its worker, which inherit the environment) runs the pure-Python
+    move search unless ARBITER_ENGINE says otherwise: the compiled one (Numba) weighs about 130 MiB in each
+    process that loads it and is compiled once per machine (a minute on a 2-core laptop), where a round's
+    tops take the pure-Python search a few tenths of a second (docs/operations.md, "First start and
+    memory"). ``ARBITER_ENGINE=compiled arbiter run`` runs the compiled one."""
+    os.environ.setdefault("ARBITER_ENGINE", "python")
+
+
 def warm() -> None:
-    """Ready the compiled move search (compiled once per machine, about 20 s; then loaded from its cache),
-    as `make run` does before it serves, and say which search runs. In a process of its own, which exits:
-    the web server does not keep what it loaded."""
+    """Ready the move search before serving, as `make run` does, and say which search runs: the word list's
+    graph built once (a few seconds) into the lexicon cache, and the compiled search, when ARBITER_ENGINE
+    asks for it, compiled once per machine. In a process of its own, which exits: the web server does not
+    keep what it loaded. It prints a line at least every few seconds while it works (engine/cli.py)."""
     import subprocess
 
-    print("Readying the move search (the first time on this computer takes about 20 s)...", flush=True)
+    print("Readying the move search...", flush=True)
     from django.conf import settings
 
     subprocess.run([sys.executable, "-m", "engine", "warm", "--lexicon-cache", str(settings.LEXICON_CACHE_DIR)],

@@ -19,6 +19,7 @@ import argparse
 import json
 import random
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -66,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "warm":
+        return run_warm(args)
     try:
         tileset = load_tileset(args.tileset)
         rules = rules_preset(args.ruleset)
@@ -77,13 +80,91 @@ def main(argv=None) -> int:
         return run_tops(sys.stdin, sys.stdout, lexicon, tileset, rules)
     if args.command == "check":
         return run_check(sys.stdin, sys.stdout, lexicon, tileset, rules, args.labelling)
-    if args.command == "warm":
-        started = time.perf_counter()
-        search = warm_up(lexicon, tileset, rules)
-        print(f"search: {search}, ready in {time.perf_counter() - started:.1f} s ({lexicon.name})")
-        return 0
     game = simulate_game(args.seed, lexicon, tileset, rules)
     print_game(game, sys.stdout, args.labelling, as_json=args.json, tileset=tileset)
+    return 0
+
+
+# What ``warm`` does and about how long each step takes the first time on a 2-core laptop (measured: the
+# word graph of TWL06 built in 3 s of CPU, the compiled search in about 25 s; docs/operations.md, "First
+# start and memory"); loaded from their caches, both take under a second. The estimates only word the
+# progress lines.
+WARM_STEPS = {"lexicon": 5.0, "compile": 30.0}
+# The longest ``warm`` stays silent while it works.
+WARM_TICK_SECONDS = 5.0
+
+
+class _Progress:
+    """Prints, every ``tick`` seconds while a step runs, what it does and about how long is left."""
+
+    def __init__(self, out, tick: float):
+        self.out, self.tick = out, tick
+        self.step, self.estimate, self.began = "", 0.0, 0.0
+        self._changed = threading.Condition()
+        self._done = False
+        self._thread = threading.Thread(target=self._run, name="warm-progress", daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        with self._changed:
+            self._done = True
+            self._changed.notify()
+        self._thread.join(timeout=2 * self.tick)
+
+    def begin(self, step: str, estimate: float) -> None:
+        with self._changed:
+            self.step, self.estimate, self.began = step, estimate, time.monotonic()
+            self._changed.notify()
+
+    def _run(self) -> None:
+        with self._changed:
+            while not self._done:
+                self._changed.wait(self.tick)
+                if self._done or not self.step:
+                    continue
+                spent = time.monotonic() - self.began
+                if spent < self.tick * 0.9:  # a step that has just begun: its own line said so
+                    continue
+                left = self.estimate - spent
+                when = (f"about {left:.0f} s left" if left >= 1
+                        else f"longer than the usual {self.estimate:.0f} s (a busy computer)")
+                self.out.write(f"  {self.step}: {spent:.0f} s so far, {when}\n")
+                self.out.flush()
+
+
+def run_warm(args, out=None) -> int:
+    """``warm``: the lexicon's word graph (built once, then read from the cache), then the search run once
+    (the compiled one compiled once per machine, or loaded from its cache); a line at least every
+    ``ARBITER_WARM_TICK_SECONDS`` (5) while it works, saying what and about how long is left."""
+    import os
+
+    from .search import compiled_search_cached, compiled_search_wanted
+
+    out = out or sys.stdout
+    tick = float(os.environ.get("ARBITER_WARM_TICK_SECONDS") or WARM_TICK_SECONDS)
+    started = time.perf_counter()
+    with _Progress(out, tick) as progress:
+        try:
+            tileset = load_tileset(args.tileset)
+            rules = rules_preset(args.ruleset)
+            progress.begin(f"the word list {args.lexicon} (built once, then read from its cache)", WARM_STEPS["lexicon"])
+            lexicon = load_lexicon(args.lexicon, cache_dir=args.lexicon_cache)
+        except (ValueError, LookupError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if compiled_search_wanted() and not compiled_search_cached():
+            out.write(f"Compiling the move search, once on this computer (about {WARM_STEPS['compile']:.0f} s "
+                      "on a 2-core laptop)...\n")
+            out.flush()
+            progress.begin("compiling the move search", WARM_STEPS["compile"])
+        else:
+            progress.begin("loading the move search", 1.0)
+        search = warm_up(lexicon, tileset, rules)
+    out.write(f"search: {search}, ready in {time.perf_counter() - started:.1f} s ({lexicon.name})\n")
+    out.flush()
     return 0
 
 

@@ -34,7 +34,8 @@ from .scoring import cross_parts
 from .tiles import load_tileset
 
 __all__ = [
-    "Play", "Tops", "best_plays", "compiled_search_installed", "count_plays", "find_tops", "generate_plays",
+    "Play", "Tops", "best_plays", "compiled_search_cached", "compiled_search_installed", "compiled_search_wanted",
+    "count_plays", "find_tops", "generate_plays",
     "score_spread", "use_compiled_search", "warm_up", "warm_up_in_background",
 ]
 
@@ -70,6 +71,29 @@ def compiled_search_installed() -> bool:
     return _load_kernel() is not None
 
 
+def compiled_search_wanted() -> bool:
+    """Whether this process would run the compiled search (``ARBITER_ENGINE`` is not ``python``, or
+    ``use_compiled_search(True)``), without importing it."""
+    return bool(_compiled["wanted"])
+
+
+def compiled_search_cached() -> bool:
+    """Whether Numba's cache holds the compiled search's machine code for the present engine/kernel.py (the
+    first search then loads it rather than compiling it), judged from the cache's files, without importing
+    Numba: the index of ``kernel.search`` in ``NUMBA_CACHE_DIR`` or beside engine/kernel.py, written after
+    engine/kernel.py was."""
+    from pathlib import Path
+
+    source = Path(__file__).with_name("kernel.py")
+    roots = [Path(os.environ["NUMBA_CACHE_DIR"])] if os.environ.get("NUMBA_CACHE_DIR") else [source.parent / "__pycache__"]
+    try:
+        changed = source.stat().st_mtime
+        return any(index.stat().st_mtime >= changed for root in roots if root.is_dir()
+                   for index in root.rglob("kernel.search-*.nbi"))
+    except OSError:
+        return False
+
+
 def use_compiled_search(enabled: bool) -> bool:
     """Turn the compiled search on or off for this process; whether it was on.  ``ARBITER_ENGINE=python``
     in the environment turns it off from the start."""
@@ -93,8 +117,10 @@ def _compiled_failed(error: Exception) -> None:
 def warm_up(lexicon=None, tileset=None, rules=None) -> str:
     """Run each search once on a small position, so that the compiled search is compiled (once per
     machine) or loaded from its cache now rather than in the first real search; which search runs:
-    ``"compiled"`` or ``"python"``.  Without a lexicon, a word list of three words stands in (the
+    ``"compiled"`` or ``"python"`` (which has nothing to ready: no search is run then).  Without a lexicon, a word list of three words stands in (the
     compiled code is the same for every lexicon; a real one's arrays are made on its first search)."""
+    if _kernel() is None:  # the pure-Python search has nothing to compile or load
+        return "python"
     if lexicon is None:
         lexicon = Lexicon("warm-up", "", 3, *compile_lexicon(["AT", "EAST", "SEAT"]))
     tileset = tileset or load_tileset("english")

@@ -164,6 +164,9 @@ ARBITER_STOP_WORKER_SECONDS = 1.5
 # Whether a web server process loads the compiled move search as it starts (arbiter/asgi.py); the laptop's
 # launcher turns it off for its web server, whose worker runs the searches.
 ARBITER_WEB_WARMS_SEARCH = True
+# About how long the launcher's first preparation of the database takes (migrations, the account, the demo in a
+# checkout) on a 2-core laptop: only the wording of its progress lines (rundemo.ticking).
+ARBITER_PREPARE_SECONDS = 10
 
 # The embedded database is copied to DATA_DIR/backups/ after every closed round and by `manage.py backupdb`
 # (arbiter/backups.py); the newest BACKUPS_KEPT copies are kept.

@@ -1,6 +1,6 @@
 """`make run` says what an arbitrator needs and stops at once on Ctrl-C, phones' streams open or not.
 
-The launcher runs as `make run` runs it (`python -m arbiter run --no-warm`) on the embedded default (SQLite
+The launcher runs as `make run` runs it, less the warm-up (`python -m arbiter run --no-warm`), on the embedded default (SQLite
 and the filesystem broker in a fresh DATA_DIR). Ctrl-C in a terminal reaches the launcher's whole process
 group, the worker too: the test sends SIGINT to the group. The stop time itself is measured by bench/stop.py;
 the bound here only guards against a hang.

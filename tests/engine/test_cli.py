@@ -167,9 +167,44 @@ def test_warm_readies_the_search_it_says_and_python_when_told():
     result = run_engine("warm", "--lexicon", "TWL06")
     assert result.returncode == 0, result.stderr
     expected = "compiled" if compiled_search_installed() else "python"
-    assert result.stdout.startswith(f"search: {expected}, ready in ")
+    assert result.stdout.splitlines()[-1].startswith(f"search: {expected}, ready in ")
     env = {**os.environ, "ARBITER_ENGINE": "python"}
     result = subprocess.run([sys.executable, "-m", "engine", "warm"], capture_output=True, text=True, cwd=ROOT,
                             timeout=300, env=env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("search: python, ready in ")
+    assert result.stdout.splitlines()[-1].startswith("search: python, ready in ")
+
+
+def test_warm_says_what_it_does_while_it_builds_a_word_list(tmp_path):
+    """A cold lexicon cache: the word graph of TWL06 is built (seconds of CPU), and ``warm`` says so while it
+    works, at least every ARBITER_WARM_TICK_SECONDS (here 0.5 s), with about how long is left; the pure-Python
+    search has nothing to compile: nothing is written to Numba's cache."""
+    numba_cache = tmp_path / "numba"
+    numba_cache.mkdir()
+    env = {**os.environ, "ARBITER_ENGINE": "python", "ARBITER_WARM_TICK_SECONDS": "0.5",
+           "NUMBA_CACHE_DIR": str(numba_cache)}
+    result = subprocess.run([sys.executable, "-m", "engine", "warm", "--lexicon-cache", str(tmp_path / "lexicons")],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1].startswith("search: python, ready in ")
+    assert any(line.startswith("  the word list TWL06 (built once, then read from its cache): ")
+               and (" s left" in line or "longer than the usual" in line) for line in lines[:-1]), lines
+    assert not any("Compiling" in line for line in lines), lines
+    assert list(numba_cache.iterdir()) == []
+
+
+def test_whether_the_compiled_search_is_in_numbas_cache_is_read_from_the_files(tmp_path, monkeypatch):
+    """``compiled_search_cached`` (what warm says it will do) looks for the index of kernel.search in
+    NUMBA_CACHE_DIR, written after engine/kernel.py was, without importing Numba."""
+    from engine import search
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert not search.compiled_search_cached()
+    index = tmp_path / "engine_abc" / "kernel.search-791.py311.nbi"
+    index.parent.mkdir()
+    index.write_bytes(b"")
+    assert search.compiled_search_cached()
+    kernel = Path(search.__file__).with_name("kernel.py").stat().st_mtime
+    os.utime(index, (kernel - 60, kernel - 60))
+    assert not search.compiled_search_cached(), "an index older than engine/kernel.py is stale"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import io
 import ipaddress
 import logging
@@ -156,6 +157,31 @@ def worker_command(python: str, schedule: str) -> list[str]:
             "--schedule", schedule, "--launched"]
 
 
+@contextlib.contextmanager
+def ticking(out, what: str, estimate: float, tick: float = 5.0):
+    """While the block runs, a line every ``tick`` seconds: what is being done, for how long, and about how
+    long is left (``estimate``: the seconds it takes the first time on a 2-core laptop). A first start is
+    never silent for longer (docs/operations.md, "First start and memory")."""
+    done = threading.Event()
+    began = time.monotonic()
+
+    def tell() -> None:
+        while not done.wait(tick):
+            spent = time.monotonic() - began
+            left = estimate - spent
+            out.write(f"  {what}: {spent:.0f} s so far, " + (
+                f"about {left:.0f} s left" if left >= 1 else f"longer than the usual {estimate:.0f} s (a busy computer)"))
+            out.flush()
+
+    teller = threading.Thread(target=tell, name="launcher-ticking", daemon=True)
+    teller.start()
+    try:
+        yield
+    finally:
+        done.set()
+        teller.join(timeout=tick)
+
+
 def games_in_play(console_url: str) -> list[str]:
     """The games a restart finds unfinished (started, not over, not archived), for the arbitrator to go back
     to, each with the console's page: "in play" only for a game whose rack is drawn or whose round is open;
@@ -271,12 +297,14 @@ class Command(BaseCommand):
         local = plan["local_url"]
         # Migrations, the account and the demo in a process of their own: the web server (this process) does not
         # keep what they load (the demo's word list, 75 MiB in all).
+        self.stdout.write("Preparing the database (migrations, the arbitrator's account)...")
         self.stdout.flush()
-        prepared = subprocess.run(
-            [sys.executable, "-m", "django", "rundemo", "--prepare-only", "--host", host or "0.0.0.0",
-             "--port", str(port), "--console-url", f"{local}/console/", "--language", language]
-            + (["--no-demo"] if no_demo else []),
-            env={**os.environ, "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE})
+        with ticking(self.stdout, "preparing the database", settings.ARBITER_PREPARE_SECONDS):
+            prepared = subprocess.run(
+                [sys.executable, "-m", "django", "rundemo", "--prepare-only", "--host", host or "0.0.0.0",
+                 "--port", str(port), "--console-url", f"{local}/console/", "--language", language]
+                + (["--no-demo"] if no_demo else []),
+                env={**os.environ, "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE})
         if prepared.returncode:
             raise CommandError(f"the database could not be set up (exit code {prepared.returncode}): see above")
 
