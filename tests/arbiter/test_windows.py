@@ -195,7 +195,7 @@ def test_a_launcher_whose_output_is_a_cp1252_pipe_prints_the_qr_code_and_still_r
         port = free.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES",
                                                            "ALLOWED_HOSTS")}
-    env.update(DATA_DIR=str(tmp_path / "data"), DJANGO_SETTINGS_MODULE="arbiter.settings.dev", DEBUG="1",
+    env.update(DATA_DIR=str(tmp_path / "data"), DJANGO_SETTINGS_MODULE="arbiter.settings.dev", DEBUG="0",
                PYTHONIOENCODING="cp1252", PUBLIC_URL=f"http://127.0.0.2:{port}")
     launcher = subprocess.Popen(
         [sys.executable, "manage.py", "rundemo", "--host", "0.0.0.0", "--port", str(port), "--no-demo"],
