@@ -300,7 +300,17 @@ def bonus_reader(round):
 
     setting = setting_of(round.game.tournament)
     board = Board.from_rows(round.board)
-    return lambda result: _bonus(result, setting, board)
+    # A hall hands in a few distinct plays many times: each is read once (parsing the word and its square
+    # was a third of a whole snapshot's build at 1,000 players).
+    known: dict[tuple, int] = {}
+
+    def bonus_of(result: dict) -> int:
+        play = (result.get("paid"), result.get("word"), result.get("placement") or result.get("ref"))
+        if play not in known:
+            known[play] = _bonus(result, setting, board)
+        return known[play]
+
+    return bonus_of
 
 
 def _bonus(result: dict, setting, board) -> int:
