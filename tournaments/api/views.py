@@ -43,6 +43,7 @@ from tournaments.api.throttles import (
 from tournaments.errors import Forbidden, NotFound, ServiceError, input_refused
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
 from tournaments.services import StaleSlip, refuse_if_paused
+from tournaments.services.setup import JOIN_CODE_LENGTH
 from tournaments.web.language import expressed_language, keep_language
 
 ERRORS = {
@@ -211,9 +212,12 @@ class GamePlayersView(ApiView):
 
 
 class JoinView(ApiView):
-    """Join with the game's code. Only wrong codes count against an address, counted before they are
-    answered (past the limit: 429, not 404); a hall joining through one address is never slowed by its own
-    successful joins, and no spray of wrong codes from other addresses can hold it up."""
+    """Join with the game's code. A right code joins at once, always: neither the wrong codes sent from its
+    address (a hall behind one venue address, someone in it guessing) nor those from anywhere else hold it
+    up. Only wrong codes count against an address, counted before they are answered: past the limit, 429
+    rather than 404 (docs/security.md, Join codes). A short code of a game made before codes had
+    JOIN_CODE_LENGTH characters is not looked up from an address past its limit: such codes are too few to
+    be looked up without one."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -223,6 +227,10 @@ class JoinView(ApiView):
     def post(self, request):
         data = valid(s.JoinSerializer, request)
         language = data.get("language") or expressed_language(request)
+        if len("".join(str(data["join_code"]).split())) < JOIN_CODE_LENGTH:
+            throttles = self.get_throttles()
+            if any(throttle.held(request, self) for throttle in throttles):
+                self.throttled(request, max(throttle.wait() for throttle in throttles))
         try:
             player, token = services.player_join(join_code=data["join_code"], name=data["name"],
                                                  table=data.get("table"), language=language)
