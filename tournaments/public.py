@@ -273,6 +273,21 @@ def _data(link: PublicLink) -> dict:
 # What a row of the public standings shows of a player: no table, no licence number, no date of birth.
 ROW_FIELDS = ("rank", "name", "club", "series", "category", "total", "diff", "percent", "tops", "solos",
               "warnings")
+# The one rule for every standings answer: what the public page does not show of a player is given to an
+# anonymous caller as null (the API's rows keep their fields: the contract lists ``table``), whole to the
+# game's (tournament's) arbitrators, and to a player in their own row only (``for_reader``). The date of
+# birth is in no standings row at all (tournaments/selectors.py, IDENTITY).
+PRIVATE_FIELDS = ("table", "licence")
+assert not set(PRIVATE_FIELDS) & set(ROW_FIELDS), "the public page would show a private field"
+
+
+def for_reader(rows: list[dict], *, arbitrator: bool, player_id: int | None = None) -> list[dict]:
+    """Standings rows as this reader may see them: whole for an arbitrator with a role; else each row's
+    private fields (PRIVATE_FIELDS) null, but in the reader's own row (``player_id``, a player's token)."""
+    if arbitrator:
+        return rows
+    return [row if player_id is not None and row.get("player") == player_id
+            else {**row, **{name: None for name in PRIVATE_FIELDS if name in row}} for row in rows]
 
 
 def _master(master: dict | None) -> dict | None:

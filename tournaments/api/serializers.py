@@ -908,9 +908,11 @@ class StandingRowSerializer(BodySerializer):
     series_rank = serializers.IntegerField(help_text="The rank among the players of the same series.")
     player = serializers.IntegerField()
     name = serializers.CharField()
-    table = serializers.IntegerField(allow_null=True)
+    table = serializers.IntegerField(allow_null=True, help_text="Null to anyone but the arbitrators and the "
+                                     "player themself, as on the public results page.")
     series = serializers.CharField(allow_blank=True)
-    licence = serializers.CharField(allow_blank=True, help_text="The federation's licence number, if given.")
+    licence = serializers.CharField(allow_blank=True, allow_null=True, help_text="The federation's licence number, "
+                                    "if given; null to anyone but the arbitrators and the player themself.")
     club = serializers.CharField(allow_blank=True, help_text="The player's club, if given.")
     category = serializers.CharField(allow_blank=True, help_text="The age category, if given or derived.")
     total = serializers.IntegerField()
@@ -944,9 +946,11 @@ class TournamentStandingRowSerializer(BodySerializer):
     series_rank = serializers.IntegerField()
     player = serializers.IntegerField()
     name = serializers.CharField()
-    table = serializers.IntegerField(allow_null=True)
+    table = serializers.IntegerField(allow_null=True, help_text="Null to anyone but the arbitrators and the "
+                                     "player themself, as on the public results page.")
     series = serializers.CharField(allow_blank=True)
-    licence = serializers.CharField(allow_blank=True, help_text="The federation's licence number, if given.")
+    licence = serializers.CharField(allow_blank=True, allow_null=True, help_text="The federation's licence number, "
+                                    "if given; null to anyone but the arbitrators and the player themself.")
     club = serializers.CharField(allow_blank=True, help_text="The player's club, if given.")
     category = serializers.CharField(allow_blank=True, help_text="The age category, if given or derived.")
     total = serializers.IntegerField()
