@@ -162,19 +162,52 @@ def current(key: str) -> Published | None:
     """The link's data as the cache alone says it, when its stamp is current (nothing changed on the server
     since it was made); else None, and only ``published`` can tell (tournaments/public_fast.py)."""
     stamp, clock = _stamp(key)
-    if stamp is not None and clock is not None and stamp["clock"] == clock:
+    if stamp is not None and not stamp.get("absent") and clock is not None and stamp["clock"] == clock:
         return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
     return None
 
 
-def published(key: str) -> Published | None:
+class TooManyUnknown(Exception):
+    """The caller's address asked about too many keys of no link: 429, ``wait`` seconds at most."""
+
+    def __init__(self, wait: float):
+        super().__init__(f"too many unknown public links: wait {wait:.0f} s")
+        self.wait = wait
+
+
+def _unknown_key(request) -> str:
+    from tournaments.security import client_address
+
+    return f"{_prefix()}:unknown:{client_address(request) or ''}"
+
+
+def published(key: str, request=None) -> Published | None:
     """The link's current data (see the module's docstring); None when no link has this key or it is off.
 
     One cache round trip while nothing changed on the server since the stamp was made, and no database query.
+    A key of no link is answered from the cache too after its first lookup (an *absent* stamp, kept
+    ARBITER_PUBLIC_UNKNOWN_SECONDS; turning a link on deletes its stamp). With ``request``, an address that
+    had ARBITER_PUBLIC_UNKNOWN_PER_MINUTE keys looked up in vain in a minute is refused (TooManyUnknown)
+    any key the cache cannot answer, rather than have the database looked up again.
     """
     stamp, clock = _stamp(key)
+    if stamp is not None and stamp.get("absent"):
+        return None
     if stamp is not None and clock is not None and stamp["clock"] == clock:
         return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
+    if stamp is None and request is not None and _plausible(key) and cache_available():
+        limit = settings.ARBITER_PUBLIC_UNKNOWN_PER_MINUTE
+        if int(cache.get(_unknown_key(request)) or 0) >= limit:
+            raise TooManyUnknown(60.0)
+    found = _published(key, stamp, clock)
+    if found is None and stamp is None and request is not None and _plausible(key) and cache_available():
+        from arbiter.cache import count
+
+        count(cache, _unknown_key(request), timeout=60)
+    return found
+
+
+def _published(key: str, stamp: dict | None, clock: int | None) -> Published | None:
     if not cache_available():
         held = _held.get(key)
         if held is not None and time.monotonic() - held[0] < settings.ARBITER_PUBLIC_MAX_AGE:
@@ -206,8 +239,8 @@ def _check(key: str, stamp: dict | None, clock: int | None) -> Published | None:
             if _plausible(key) else None)
     if link is None:
         _held.pop(key, None)
-        if stamp is not None:
-            cache.delete(stamp_key)
+        if _plausible(key):  # answered from the cache from now on, until the link is turned on (forget)
+            cache.set(stamp_key, {"absent": True}, timeout=settings.ARBITER_PUBLIC_UNKNOWN_SECONDS)
         return None
     marks = _marks(link)
     if stamp is not None and stamp["marks"] == marks:
