@@ -126,8 +126,13 @@ def backup(now: datetime | None = None) -> Path:
 
 
 def _owner_only(path: Path, mode: int) -> None:
+    """The folder closed to others where it can be (a folder of another owner, a mount, keeps its mode: the
+    copies themselves are created owner-only)."""
     if os.name != "nt":  # Windows has no such bits: the user's profile folder is the user's already
-        os.chmod(path, mode)
+        try:
+            os.chmod(path, mode)
+        except OSError:
+            pass
 
 
 def carried_key(path: Path) -> str | None:
