@@ -43,8 +43,7 @@ from tournaments.api.throttles import (
 from tournaments.errors import Forbidden, NotFound, ServiceError, input_refused
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
 from tournaments.public import for_reader
-from tournaments.services import StaleSlip, refuse_if_paused
-from tournaments.services import hash_token as security_hash
+from tournaments.services import StaleSlip, hash_token, refuse_if_paused
 from tournaments.services.setup import JOIN_CODE_LENGTH
 from tournaments.web.language import expressed_language, keep_language
 
@@ -217,7 +216,7 @@ def standings_reader(request, *, game_id: int | None = None, tournament_id: int 
             reader["player_id"] = found[0].player.pk if found[0].player is not None else None
         else:
             reader["player_id"] = (Player.objects.filter(tournament_id=tournament_id,
-                                                         token_hash=security_hash(found[1]))
+                                                         token_hash=hash_token(found[1]))
                                    .values_list("pk", flat=True).first())
     return reader
 
