@@ -14,6 +14,12 @@ restore loses nothing either), then the file is copied into it with the same bac
 live database's write-ahead log), the migrations made since the copy are applied, and the cache (the pages'
 snapshots of the old games) is cleared.
 
+The server's signing key goes with its database: a backup carries the key that sealed its receipts (in a
+table of the copy, ``arbiter_seal_key``), and the copy is readable by its owner only (0o600, in a folder of
+the owner's only). A restore takes the table out of the restored database and brings the key back
+(tournaments.seal.bring_back): after a restore onto a fresh data folder, as after a laptop dies, the
+receipts sealed before still read ``this_server``.
+
 On PostgreSQL none of this applies: docker/README.md gives the pg_dump and pg_restore commands.
 """
 
@@ -28,6 +34,7 @@ from django.conf import settings
 from django.db import connections
 
 PREFIX, SUFFIX = "arbiter-", ".sqlite3"
+KEY_TABLE = "arbiter_seal_key"  # in a backup only: the signing key's seed
 
 
 class BackupError(Exception):
@@ -82,19 +89,28 @@ def backup(now: datetime | None = None) -> Path:
         raise BackupError("the database is PostgreSQL: back it up with pg_dump (docker/README.md)")
     if not source.exists():
         raise BackupError(f"no database at {source}: nothing to back up")
+    from tournaments.seal import key_seed
+
     folder = backup_folder()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _owner_only(folder, 0o700)
     now = now or datetime.now(UTC)
     name = f"{PREFIX}{now.astimezone(UTC):%Y%m%d-%H%M%S-%f}{SUFFIX}"
     target = folder / name
     partial = folder / f".{name}.partial"
     partial.unlink(missing_ok=True)
+    os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # owner-only before a byte is in
+    seed = key_seed()
     src = _connect(source)
     try:
         dst = sqlite3.connect(str(partial))
         try:
             src.backup(dst)  # every page in one step: one consistent snapshot
             dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
+            with dst:
+                dst.execute(f"DROP TABLE IF EXISTS {KEY_TABLE}")
+                dst.execute(f"CREATE TABLE {KEY_TABLE} (seed TEXT NOT NULL)")
+                dst.execute(f"INSERT INTO {KEY_TABLE} (seed) VALUES (?)", (seed,))
         finally:
             dst.close()
     except BaseException:
@@ -107,6 +123,28 @@ def backup(now: datetime | None = None) -> Path:
     _fsync_folder(folder)
     prune()
     return target
+
+
+def _owner_only(path: Path, mode: int) -> None:
+    """The folder closed to others where it can be (a folder of another owner, a mount, keeps its mode: the
+    copies themselves are created owner-only)."""
+    if os.name != "nt":  # Windows has no such bits: the user's profile folder is the user's already
+        try:
+            os.chmod(path, mode)
+        except OSError:
+            pass
+
+
+def carried_key(path: Path) -> str | None:
+    """The signing key's seed a backup carries (None: a backup made before backups carried it)."""
+    conn = _connect(Path(path), read_only=True)
+    try:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (KEY_TABLE,)).fetchone():
+            return None
+        row = conn.execute(f"SELECT seed FROM {KEY_TABLE} LIMIT 1").fetchone()
+        return row[0] if row else None
+    finally:
+        conn.close()
 
 
 def prune(keep: int | None = None) -> list[Path]:
@@ -154,10 +192,12 @@ def check(path: Path) -> list[tuple[str, str]]:
     return applied
 
 
-def restore(path: Path) -> Path | None:
-    """Bring the backup ``path`` back as the embedded database; return the backup made of the database it
-    replaces (None when there was none). Refuses, changing nothing, a bad file or a running server."""
+def restore(path: Path) -> tuple[Path | None, str | None]:
+    """Bring the backup ``path`` back as the embedded database and its signing key; return the backup made of
+    the database it replaces (None when there was none) and what became of the key (None: the backup carried
+    none). Refuses, changing nothing, a bad file or a running server."""
     from arbiter import running
+    from tournaments.seal import bring_back
 
     target = embedded_database()
     if target is None:
@@ -167,6 +207,7 @@ def restore(path: Path) -> Path | None:
     if holders:
         raise BackupError(f"the arbiter is running on {settings.DATA_DIR} (process {', '.join(map(str, holders))})"
                           ": stop it (Ctrl-C where it runs), then restore")
+    seed = carried_key(path)
     connections.close_all()
     before = backup() if target.exists() and target.stat().st_size else None
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -176,9 +217,11 @@ def restore(path: Path) -> Path | None:
         try:
             dst.execute("PRAGMA journal_mode=WAL")
             src.backup(dst)
+            with dst:
+                dst.execute(f"DROP TABLE IF EXISTS {KEY_TABLE}")  # the key lives in DATA_DIR, not the database
             dst.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             dst.close()
     finally:
         src.close()
-    return before
+    return before, (bring_back(seed) if seed else None)

@@ -162,19 +162,52 @@ def current(key: str) -> Published | None:
     """The link's data as the cache alone says it, when its stamp is current (nothing changed on the server
     since it was made); else None, and only ``published`` can tell (tournaments/public_fast.py)."""
     stamp, clock = _stamp(key)
-    if stamp is not None and clock is not None and stamp["clock"] == clock:
+    if stamp is not None and not stamp.get("absent") and clock is not None and stamp["clock"] == clock:
         return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
     return None
 
 
-def published(key: str) -> Published | None:
+class TooManyUnknown(Exception):
+    """The caller's address asked about too many keys of no link: 429, ``wait`` seconds at most."""
+
+    def __init__(self, wait: float):
+        super().__init__(f"too many unknown public links: wait {wait:.0f} s")
+        self.wait = wait
+
+
+def _unknown_key(request) -> str:
+    from tournaments.security import client_address
+
+    return f"{_prefix()}:unknown:{client_address(request) or ''}"
+
+
+def published(key: str, request=None) -> Published | None:
     """The link's current data (see the module's docstring); None when no link has this key or it is off.
 
     One cache round trip while nothing changed on the server since the stamp was made, and no database query.
+    A key of no link is answered from the cache too after its first lookup (an *absent* stamp, kept
+    ARBITER_PUBLIC_UNKNOWN_SECONDS; turning a link on deletes its stamp). With ``request``, an address that
+    had ARBITER_PUBLIC_UNKNOWN_PER_MINUTE keys looked up in vain in a minute is refused (TooManyUnknown)
+    any key the cache cannot answer, rather than have the database looked up again.
     """
     stamp, clock = _stamp(key)
+    if stamp is not None and stamp.get("absent"):
+        return None
     if stamp is not None and clock is not None and stamp["clock"] == clock:
         return Published(key, stamp["tag"], stamp["language"], stamp["kind"])
+    if stamp is None and request is not None and _plausible(key) and cache_available():
+        limit = settings.ARBITER_PUBLIC_UNKNOWN_PER_MINUTE
+        if int(cache.get(_unknown_key(request)) or 0) >= limit:
+            raise TooManyUnknown(60.0)
+    found = _published(key, stamp, clock)
+    if found is None and stamp is None and request is not None and _plausible(key) and cache_available():
+        from arbiter.cache import count
+
+        count(cache, _unknown_key(request), timeout=60)
+    return found
+
+
+def _published(key: str, stamp: dict | None, clock: int | None) -> Published | None:
     if not cache_available():
         held = _held.get(key)
         if held is not None and time.monotonic() - held[0] < settings.ARBITER_PUBLIC_MAX_AGE:
@@ -206,8 +239,8 @@ def _check(key: str, stamp: dict | None, clock: int | None) -> Published | None:
             if _plausible(key) else None)
     if link is None:
         _held.pop(key, None)
-        if stamp is not None:
-            cache.delete(stamp_key)
+        if _plausible(key):  # answered from the cache from now on, until the link is turned on (forget)
+            cache.set(stamp_key, {"absent": True}, timeout=settings.ARBITER_PUBLIC_UNKNOWN_SECONDS)
         return None
     marks = _marks(link)
     if stamp is not None and stamp["marks"] == marks:
@@ -273,6 +306,21 @@ def _data(link: PublicLink) -> dict:
 # What a row of the public standings shows of a player: no table, no licence number, no date of birth.
 ROW_FIELDS = ("rank", "name", "club", "series", "category", "total", "diff", "percent", "tops", "solos",
               "warnings")
+# The one rule for every standings answer: what the public page does not show of a player is given to an
+# anonymous caller as null (the API's rows keep their fields: the contract lists ``table``), whole to the
+# game's (tournament's) arbitrators, and to a player in their own row only (``for_reader``). The date of
+# birth is in no standings row at all (tournaments/selectors.py, IDENTITY).
+PRIVATE_FIELDS = ("table", "licence")
+assert not set(PRIVATE_FIELDS) & set(ROW_FIELDS), "the public page would show a private field"
+
+
+def for_reader(rows: list[dict], *, arbitrator: bool, player_id: int | None = None) -> list[dict]:
+    """Standings rows as this reader may see them: whole for an arbitrator with a role; else each row's
+    private fields (PRIVATE_FIELDS) null, but in the reader's own row (``player_id``, a player's token)."""
+    if arbitrator:
+        return rows
+    return [row if player_id is not None and row.get("player") == player_id
+            else {**row, **{name: None for name in PRIVATE_FIELDS if name in row}} for row in rows]
 
 
 def _master(master: dict | None) -> dict | None:

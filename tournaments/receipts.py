@@ -19,6 +19,9 @@ from tournaments.formats import iso
 from tournaments.models import Game, Slip
 
 VERSION = 2
+# A check's verdict in one word (besides these, the seal's own: ``unknown_key``, ``forged``).
+ON_RECORD, ANOTHER_GAME, NOT_ON_RECORD, FORGED = "on_record", "another_game", "not_on_record", "forged"
+VERDICTS = (ON_RECORD, ANOTHER_GAME, NOT_ON_RECORD, seal.UNKNOWN_KEY, FORGED)
 FIELDS_V1 = ("v", "game", "round", "player", "slip", "word", "ref", "score", "key", "seq", "received_at")
 FIELDS = (*FIELDS_V1, "log_seq", "log_hash")
 
@@ -59,26 +62,31 @@ def receipt_for(slip: Slip) -> dict:
 def receipt_check(*, game: Game, receipt) -> dict:
     """What a receipt shown in a dispute proves, for the game's arbitrators.
 
-    ``valid``: the seal is sound and the signer is this server or one it trusts; ``signer``: ``this_server``,
-    ``trusted``, ``unknown_key`` or ``forged`` (malformed, or the content does not match its seal);
-    ``on_record``: the slip it names is held for the same player, round, word, reference, score and arrival
-    (``differences`` lists the fields that differ; a slip since replaced by the player's newer one, or
-    corrected, is still on record as it was handed in, with ``current`` false).
+    ``valid``: the seal is sound, the signer is this server or one it trusts, and the receipt is of this game;
+    ``signer``: ``this_server``, ``trusted``, ``unknown_key`` or ``forged`` (malformed, or the content does not
+    match its seal); ``on_record``: the slip it names is held for the same player, round, word, reference,
+    score and arrival (``differences`` lists the fields that differ; a slip since replaced by the player's
+    newer one, or corrected, is still on record as it was handed in, with ``current`` false).
+
+    ``verdict`` says it in one word: ``on_record``; ``another_game`` (a sound seal over a receipt of another
+    game: it proves nothing in this one, ``valid`` false); ``not_on_record`` (sound, of this game, but the
+    slip differs or is not held); ``unknown_key``; ``forged``.
     """
     if not isinstance(receipt, dict):
-        return {"valid": False, "signer": "forged", "on_record": False, "differences": [], "receipt": None,
-                "current": None}
+        return {"valid": False, "signer": "forged", "verdict": FORGED, "on_record": False, "differences": [],
+                "receipt": None, "current": None}
     content = {name: receipt.get(name) for name in _fields(receipt.get("v"))}
     try:
         signer = seal.verify(content, receipt.get("seal"))
     except seal.BadSeal:
         signer = "forged"
-    valid = signer in (seal.THIS_SERVER, seal.TRUSTED)
-    answer = {"valid": valid, "signer": signer, "on_record": False, "differences": [], "current": None,
-              "receipt": content}
-    if not valid or content["game"] != game.pk:
-        if valid:
-            answer["differences"] = ["game"]
+    sound = signer in (seal.THIS_SERVER, seal.TRUSTED)
+    answer = {"valid": sound, "signer": signer, "verdict": signer if not sound else NOT_ON_RECORD,
+              "on_record": False, "differences": [], "current": None, "receipt": content}
+    if not sound:
+        return answer
+    if content["game"] != game.pk:
+        answer.update(valid=False, verdict=ANOTHER_GAME, differences=["game"])
         return answer
     slip = (Slip.objects.filter(pk=content["slip"] if isinstance(content["slip"], int) else None,
                                 round__game=game).select_related("round").first())
@@ -88,5 +96,6 @@ def receipt_check(*, game: Game, receipt) -> dict:
     held = _content(slip)
     answer["differences"] = [name for name in content if held.get(name) != content[name]]
     answer["on_record"] = not answer["differences"]
+    answer["verdict"] = ON_RECORD if answer["on_record"] else NOT_ON_RECORD
     answer["current"] = slip.current
     return answer

@@ -361,6 +361,11 @@ ARBITER_REVIEW_BUILD_WAIT_SECONDS = 10
 ARBITER_PUBLIC_MAX_AGE = env.get_int("PUBLIC_MAX_AGE", 5, minimum=0)
 ARBITER_PUBLIC_POLL_SECONDS = env.get_seconds("PUBLIC_POLL_SECONDS", 5.0)
 ARBITER_PUBLIC_POLL_HOURS = 12
+# Keys of no public link: each answer is kept in the cache this long (a lookup only the first time), and an
+# address that asked the database about this many unknown keys in a minute gets 429 for the rest of it
+# (a follower polling a real key never counts: its answers come from the link's stamp).
+ARBITER_PUBLIC_UNKNOWN_SECONDS = 600
+ARBITER_PUBLIC_UNKNOWN_PER_MINUTE = 30
 
 LOGGING = {
     "version": 1,

@@ -2,6 +2,8 @@
 
     python tests/arbiter/backup_game.py play       migrate, play a short game (sheets_support.play_game)
     python tests/arbiter/backup_game.py standings  print every game's standings and round states as JSON
+    python tests/arbiter/backup_game.py receipt    print the receipt of the first game's first slip (JSON)
+    python tests/arbiter/backup_game.py check      check the receipt read from stdin (the console's check)
 """
 
 import json
@@ -46,5 +48,22 @@ def standings() -> None:
     print(json.dumps(out, default=str, sort_keys=True))
 
 
+def receipt() -> None:
+    from tournaments.models import Slip
+    from tournaments.receipts import receipt_for
+
+    slip = Slip.objects.select_related("round").order_by("round__game_id", "round__number", "pk").first()
+    print(json.dumps(receipt_for(slip)))
+
+
+def check() -> None:
+    from tournaments.models import Game
+    from tournaments.receipts import receipt_check
+
+    shown = json.loads(sys.stdin.read())
+    verdict = receipt_check(game=Game.objects.get(pk=shown["game"]), receipt=shown)
+    print(json.dumps({name: verdict[name] for name in ("valid", "signer", "verdict")}))
+
+
 if __name__ == "__main__":
-    {"play": play, "standings": standings}[sys.argv[1]]()
+    {"play": play, "standings": standings, "receipt": receipt, "check": check}[sys.argv[1]]()

@@ -29,13 +29,14 @@ GAME = ROOT / "tests" / "arbiter" / "backup_game.py"
 def _env(data_dir: Path, **extra) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "REQUIRE_SERVICES")}
     env.update(DATA_DIR=str(data_dir), DJANGO_SETTINGS_MODULE="arbiter.settings.dev", DEBUG="1",
-               LEXICON_CACHE_DIR=os.environ.get("LEXICON_CACHE_DIR", str(Path.home() / ".cache/arbiter/lexicons")),
-               **extra)
+               LEXICON_CACHE_DIR=os.environ.get("LEXICON_CACHE_DIR", str(Path.home() / ".cache/arbiter/lexicons")))
+    env.update(extra)
     return env
 
 
-def _run(args: list[str], env: dict, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+def _run(args: list[str], env: dict, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180,
+                          input=stdin)
     if check:
         assert done.returncode == 0, done.stdout + done.stderr
     return done
@@ -81,6 +82,57 @@ def test_backupdb_then_restoredb_on_a_copy_gives_identical_standings(tmp_path):
     shutil.copy(kept[0], tmp_path / "kept.sqlite3")
     _run(["manage.py", "restoredb", str(tmp_path / "kept.sqlite3")], _env(tmp_path / "third"))
     assert _standings(_env(tmp_path / "third")) == later
+
+
+def _checked(env: dict, receipt: str) -> dict:
+    return json.loads(_run([str(GAME), "check"], env, stdin=receipt).stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("settings_module", ["arbiter.settings.dev", "arbiter.settings.app"])
+def test_a_restore_on_a_fresh_data_folder_keeps_the_receipts_sealed_before(tmp_path, settings_module):
+    """The laptop dies: its backup (`arbiter backup`) is restored (`arbiter restore FILE`) on another
+    computer's fresh data folder, in a checkout (the key kept in DATA_DIR/signing.key) and installed (the key
+    derived from DATA_DIR/secret.key). A receipt sealed before still reads this server's, on record; the
+    copy that carries the key is readable by its owner only. A data folder that already had a key of its own
+    (the arbiter run once before the restore) trusts both."""
+    extra = {"DJANGO_SETTINGS_MODULE": settings_module}
+    if settings_module == "arbiter.settings.app":
+        extra.update(DEBUG="0", ALLOWED_HOSTS="localhost")
+    laptop = _env(tmp_path / "laptop", **extra)
+    _run([str(GAME), "play"], laptop)
+    receipt = _run([str(GAME), "receipt"], laptop).stdout.strip().splitlines()[-1]
+    assert _checked(laptop, receipt) == {"valid": True, "signer": "this_server", "verdict": "on_record"}
+    _run(["-m", "arbiter", "backup"], laptop)
+    [copy] = _backups(tmp_path / "laptop")
+    if os.name == "posix":
+        assert copy.stat().st_mode & 0o777 == 0o600
+        assert (tmp_path / "laptop" / "backups").stat().st_mode & 0o777 == 0o700
+    moved = tmp_path / "usb-stick.sqlite3"
+    shutil.copy(copy, moved)
+    shutil.rmtree(tmp_path / "laptop")  # the laptop is gone
+
+    fresh = _env(tmp_path / "fresh", **extra)
+    done = _run(["-m", "arbiter", "restore", str(moved)], fresh)
+    assert _checked(fresh, receipt) == {"valid": True, "signer": "this_server", "verdict": "on_record"}
+    assert "signing key" in done.stdout and "brought back" in done.stdout, done.stdout
+    key = tmp_path / "fresh" / "signing.key"
+    if os.name == "posix":
+        assert key.stat().st_mode & 0o777 == 0o600
+    with sqlite3.connect(tmp_path / "fresh" / "arbiter.sqlite3") as db:  # the key is not left in the database
+        assert not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'arbiter_seal_key'").fetchone()
+
+    # Another computer that ran the arbiter once (a key of its own, a receipt sealed with it) before the
+    # restore: the restored key takes over, and the receipts of both keys are this server's.
+    other = _env(tmp_path / "other", **extra)
+    _run([str(GAME), "play"], _env(tmp_path / "other", TOURNAMENT="Before the restore", ROUNDS="1", **extra))
+    own = _run([str(GAME), "receipt"], other).stdout.strip().splitlines()[-1]
+    assert json.loads(own)["seal"]["key"] != json.loads(receipt)["seal"]["key"]
+    _run(["-m", "arbiter", "restore", str(moved)], other)
+    assert _checked(other, receipt) == {"valid": True, "signer": "this_server", "verdict": "on_record"}
+    [kept] = _backups(tmp_path / "other")  # the database replaced, with its own key
+    _run(["-m", "arbiter", "restore", str(kept)], other)
+    assert _checked(other, own) == {"valid": True, "signer": "this_server", "verdict": "on_record"}
+    assert _checked(other, receipt)["signer"] == "this_server"  # of a game no longer there: but this server's
 
 
 def test_restoredb_refuses_a_bad_file_or_a_running_server_and_changes_nothing(tmp_path):

@@ -5,9 +5,11 @@ forged receipt, or one of another server, is told apart from a sound one."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.urls import reverse
 
 from tournaments import seal, services
 from tournaments.models import Slip
@@ -48,8 +50,8 @@ def test_the_fast_paths_receipt_is_sealed_and_checked_by_the_console(open_round,
     assert receipt["seal"]["alg"] == "ed25519" and receipt["seal"]["key"] == seal.public_key()
 
     verdict = check(arbitrator_client, game, receipt)
-    assert verdict | {"receipt": None} == {"valid": True, "signer": "this_server", "on_record": True,
-                                           "current": True, "differences": [], "receipt": None}
+    assert verdict | {"receipt": None} == {"valid": True, "signer": "this_server", "verdict": "on_record",
+                                           "on_record": True, "current": True, "differences": [], "receipt": None}
 
     # Altered after the fact (an earlier arrival, another word): the seal no longer matches.
     for field, value in (("received_at", "2020-01-01T00:00:00+00:00"), ("word", "CLAIMED"), ("score", 90)):
@@ -90,12 +92,19 @@ def test_a_receipt_of_a_replaced_slip_is_still_on_record_but_no_longer_counts(op
     assert replayed["receipt"]["word"] == "CLAIM"
 
 
-def test_a_receipt_of_another_game_proves_nothing_here(open_round, make_game, arbitrator_client):
+def test_a_receipt_of_another_game_proves_nothing_here(open_round, make_game, arbitrator_client, client):
     game, ann, token, url = open_round
     receipt = asgi_post(url, {**TOP, "key": "r1"}, f"Bearer {token}")[2]["receipt"]
     elsewhere = make_game()
     verdict = check(arbitrator_client, elsewhere, receipt)
-    assert (verdict["valid"], verdict["on_record"], verdict["differences"]) == (True, False, ["game"])
+    assert (verdict["valid"], verdict["on_record"], verdict["differences"]) == (False, False, ["game"])
+    assert (verdict["verdict"], verdict["signer"]) == ("another_game", "this_server")
+    assert check(arbitrator_client, game, receipt)["verdict"] == "on_record"
+    # The console's check says so too.
+    client.force_login(arbitrator_client.user)
+    page = client.post(reverse("console-receipt", args=[elsewhere.pk]), {"receipt": json.dumps(receipt)})
+    assert page.status_code == 200
+    assert 'data-verdict="another_game"' in page.content.decode()
 
 
 def test_only_the_games_arbitrators_check_receipts(open_round, api_client, player_client):

@@ -516,15 +516,21 @@ def test_a_word_list_a_tournament_plays_with_cannot_be_replaced(world):
 
 def test_the_console_says_why_it_refuses(world):
     """At the console a page refused for lack of a role is a 403 page saying so (never a redirect to a page
-    the user cannot open either); an assistant pressing a head's button goes back to the game, told why."""
+    the user cannot open either); an assistant pressing a head's button is answered 403 with the reason too
+    (a redirect would read as done), with a link back to the game."""
     page = world.clients["no_role"].get(reverse("console-game", args=[world.game.pk]))
     assert page.status_code == 403
     assert "you have no arbitrator&#x27;s role in this game" in page.content.decode()
-    renew = world.clients["assistant"].post(reverse("console-projector-link-renew", args=[world.game.pk]))
-    assert renew.status_code == 302 and renew["Location"] == reverse("console-game", args=[world.game.pk])
-    game = world.clients["assistant"].get(renew["Location"])
-    assert "only the game&#x27;s head arbitrator may do this" in game.content.decode()
+    assert 'id="refused-back"' not in page.content.decode()  # the game's page is not theirs
+    status = Game.objects.get(pk=world.game.pk).status
+    for name in ("console-projector-link-renew", "console-game-end"):
+        refused = world.clients["assistant"].post(reverse(name, args=[world.game.pk]))
+        assert refused.status_code == 403, (name, refused.status_code)
+        text = refused.content.decode()
+        assert "only the game&#x27;s head arbitrator may do this" in text, name
+        assert f'href="{reverse("console-game", args=[world.game.pk])}"' in text
     assert Game.objects.get(pk=world.game.pk).screen_key == world.game.screen_key
+    assert Game.objects.get(pk=world.game.pk).status == status
 
 
 def test_an_assistant_is_not_offered_the_heads_links(world):

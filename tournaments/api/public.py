@@ -121,13 +121,17 @@ class PublicFeedView(PublicView):
                              description="An ETag this feed gave: 304 while it is current."),
         ],
         responses={200: PublicFeedSerializer, 304: OpenApiResponse(description="Not modified: no body."),
-                   404: ERRORS[404]},
+                   404: ERRORS[404], 429: ERRORS[429]},
         auth=[],
     )
     def get(self, request, key: str):
         from django.http import Http404, HttpResponse
+        from rest_framework.exceptions import Throttled
 
-        found = public.published(key)
+        try:
+            found = public.published(key, request)
+        except public.TooManyUnknown as refused:
+            raise Throttled(wait=refused.wait) from None
         if found is None:
             raise Http404
         tag = public.etag(public.FEED, found.tag)

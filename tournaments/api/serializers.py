@@ -708,8 +708,13 @@ class ReceiptSerializer(serializers.Serializer):
 class ReceiptCheckSerializer(serializers.Serializer):
     """What a receipt shown in a dispute proves (POST /api/games/{id}/receipts/check)."""
 
-    valid = serializers.BooleanField(help_text="Sealed by this server or one it trusts, and unaltered.")
+    valid = serializers.BooleanField(help_text="Sealed by this server or one it trusts, unaltered, and a receipt of "
+                                     "this game.")
     signer = serializers.ChoiceField(choices=["this_server", "trusted", "unknown_key", "forged"])
+    verdict = serializers.ChoiceField(
+        choices=["on_record", "another_game", "not_on_record", "unknown_key", "forged"],
+        help_text="In one word: on record; a sound receipt of another game (proves nothing here); sound but not "
+                  "as on record; sealed by a key this server does not know; forged or altered.")
     on_record = serializers.BooleanField(help_text="The slip it names is held as it says.")
     current = serializers.BooleanField(allow_null=True, help_text="Whether that slip still counts (null: none).")
     differences = serializers.ListField(child=serializers.CharField(), help_text="The fields that differ.")
@@ -907,9 +912,11 @@ class StandingRowSerializer(BodySerializer):
     series_rank = serializers.IntegerField(help_text="The rank among the players of the same series.")
     player = serializers.IntegerField()
     name = serializers.CharField()
-    table = serializers.IntegerField(allow_null=True)
+    table = serializers.IntegerField(allow_null=True, help_text="Null to anyone but the arbitrators and the "
+                                     "player themself, as on the public results page.")
     series = serializers.CharField(allow_blank=True)
-    licence = serializers.CharField(allow_blank=True, help_text="The federation's licence number, if given.")
+    licence = serializers.CharField(allow_blank=True, allow_null=True, help_text="The federation's licence number, "
+                                    "if given; null to anyone but the arbitrators and the player themself.")
     club = serializers.CharField(allow_blank=True, help_text="The player's club, if given.")
     category = serializers.CharField(allow_blank=True, help_text="The age category, if given or derived.")
     total = serializers.IntegerField()
@@ -943,9 +950,11 @@ class TournamentStandingRowSerializer(BodySerializer):
     series_rank = serializers.IntegerField()
     player = serializers.IntegerField()
     name = serializers.CharField()
-    table = serializers.IntegerField(allow_null=True)
+    table = serializers.IntegerField(allow_null=True, help_text="Null to anyone but the arbitrators and the "
+                                     "player themself, as on the public results page.")
     series = serializers.CharField(allow_blank=True)
-    licence = serializers.CharField(allow_blank=True, help_text="The federation's licence number, if given.")
+    licence = serializers.CharField(allow_blank=True, allow_null=True, help_text="The federation's licence number, "
+                                    "if given; null to anyone but the arbitrators and the player themself.")
     club = serializers.CharField(allow_blank=True, help_text="The player's club, if given.")
     category = serializers.CharField(allow_blank=True, help_text="The age category, if given or derived.")
     total = serializers.IntegerField()

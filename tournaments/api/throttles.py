@@ -83,20 +83,20 @@ class AddressRateThrottle(ScopedRateThrottle):
 
 
 class JoinFailureThrottle(AddressRateThrottle):
-    """Wrong join codes per client address (an IPv6 address by its /64 network, what one subscriber gets):
-    guessing a code must be slow, but a hall of a thousand phones joining through one address (venue NAT,
-    a reverse proxy) is never held up by its successful joins, nor by anyone at other addresses.
+    """Wrong join codes per client address (an IPv6 address by its /64 network, what one subscriber gets).
 
-    A counter per address, in a window that opens with its first wrong code (``arbiter.cache.count``:
-    Redis ``INCR``, atomic; the embedded cache counts under a lock). ``allow_request`` reads it: an address
-    with ``num_requests`` wrong codes in the window is answered 429 before its code is looked at, the right
-    one too (else a guess would still tell). ``record_failure`` counts a wrong code at once, before it is
-    answered, and says whether it was still within the limit: beyond it the view answers 429 rather than
-    404, so that however many wrong codes arrive at the same moment, at most ``num_requests`` of them are
-    ever told "unknown" in a window. A right code only reads the counter.
+    A right code is never held up: a hall of a thousand phones joining through one address (venue NAT, a
+    reverse proxy) joins at once, phone after phone, however many wrong codes came from the same address or
+    from anywhere else. So nothing is refused before its code is looked up (``allow_request`` lets every
+    request through); the view counts a wrong code with ``record_failure``, at once and before answering it
+    (``arbiter.cache.count``: Redis ``INCR``, atomic; the embedded cache counts under a lock), and answers
+    429 rather than 404 past ``num_requests`` in the window, however many arrive at the same moment.
 
-    There is no limit across all addresses: one would let a spray of wrong codes from many addresses shut
-    every hall out. The join code's length keeps guessing hopeless without it (README: Joining)."""
+    Since a right code is always looked up, a guesser learns from every answer, 429 included: guessing is
+    kept hopeless by the size of the code space, not by this limit (docs/security.md, Join codes, gives the
+    figures). The view alone consults ``held`` for the short codes of games made before codes had
+    JOIN_CODE_LENGTH characters. There is no limit across all addresses: it would let a spray of wrong codes
+    from many addresses shut every hall out."""
 
     scope = "join_failures"
 
@@ -115,14 +115,18 @@ class JoinFailureThrottle(AddressRateThrottle):
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
 
     def allow_request(self, request, view):
+        return True  # a right code is always looked up: the view counts the wrong ones (record_failure)
+
+    def held(self, request, view) -> bool:
+        """Whether the address has had ``num_requests`` wrong codes in the window."""
         if self.rate is None:
-            return True
+            return False
         try:
             failures = int(self.cache.get(self.get_cache_key(request, view)) or 0)
         except Exception:
             logger.warning("join guesses not counted: the cache cannot be reached", exc_info=True)
-            return True
-        return failures < self.num_requests or self.throttle_failure()
+            return False
+        return failures >= self.num_requests
 
     def record_failure(self, request, view) -> bool:
         """Count a wrong code (atomic); False when the address is past its limit (answer 429)."""

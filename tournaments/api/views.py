@@ -9,7 +9,7 @@ contract's error shape.
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, get_user
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
@@ -42,7 +42,9 @@ from tournaments.api.throttles import (
 )
 from tournaments.errors import Forbidden, NotFound, ServiceError, input_refused
 from tournaments.models import Game, LateSlip, Player, Round, Slip, Tournament
-from tournaments.services import StaleSlip, refuse_if_paused
+from tournaments.public import for_reader
+from tournaments.services import StaleSlip, hash_token, refuse_if_paused
+from tournaments.services.setup import JOIN_CODE_LENGTH
 from tournaments.web.language import expressed_language, keep_language
 
 ERRORS = {
@@ -183,14 +185,54 @@ class TournamentGamesView(ApiView):
         return Response(s.GameSerializer(game).data, status=status.HTTP_201_CREATED)
 
 
+def standings_reader(request, *, game_id: int | None = None, tournament_id: int | None = None) -> dict:
+    """Who reads a standings answer (readable by anyone): ``{"arbitrator": bool, "player_id": int | None}``
+    for tournaments.public.for_reader. An arbitrator with a role in the game (the tournament), by token or
+    session, sees every row whole; a player, by their bearer token, their own row whole; anyone else what the
+    public results page shows. Credentials that fail count as none: the answer is the public one."""
+    from rest_framework.exceptions import AuthenticationFailed
+
+    from tournaments.services import role_of, tournament_role
+
+    reader = {"arbitrator": False, "player_id": None}
+    try:
+        found = ArbitratorTokenAuthentication().authenticate(request)
+    except AuthenticationFailed:
+        found = None
+    # The console's session (read from the session itself: a view without authentication classes has set
+    # the request's user to the anonymous one). A GET changes nothing: no CSRF check is owed.
+    user = found[0] if found is not None else get_user(request._request)
+    if is_arbitrator(user):
+        role = role_of(game_id, user) if game_id is not None else tournament_role(tournament_id, user)
+        if role is not None:
+            reader["arbitrator"] = True
+            return reader
+    try:
+        found = PlayerTokenAuthentication().authenticate_for_game(request, game_id)
+    except AuthenticationFailed:
+        found = None
+    if found is not None:
+        if game_id is not None:
+            reader["player_id"] = found[0].player.pk if found[0].player is not None else None
+        else:
+            reader["player_id"] = (Player.objects.filter(tournament_id=tournament_id,
+                                                         token_hash=hash_token(found[1]))
+                                   .values_list("pk", flat=True).first())
+    return reader
+
+
 class TournamentStandingsView(PublicView):
-    @extend_schema(responses=answers({200: s.TournamentStandingRowSerializer(many=True)}, 404))
+    @extend_schema(responses=answers({200: s.TournamentStandingRowSerializer(many=True)}, 404),
+                   description="Anyone may read the standings; ``table`` and ``licence`` are null but for the "
+                   "tournament's arbitrators and, in their own row, the player (bearer token): an anonymous "
+                   "answer carries what the public results page shows.")
     def get(self, request, tournament_id: int):
         tournament = Tournament.objects.filter(pk=tournament_id).first()
         if tournament is None:
             raise NotFound("not_found", params={"tournament": tournament_id, "why": "tournament"})
-        return Response(s.TournamentStandingRowSerializer(selectors.tournament_standings(tournament=tournament),
-                                                          many=True).data)
+        rows = for_reader(selectors.tournament_standings(tournament=tournament),
+                          **standings_reader(request, tournament_id=tournament.pk))
+        return Response(s.TournamentStandingRowSerializer(rows, many=True).data)
 
 
 def registered(player: Player, token: str) -> dict:
@@ -211,9 +253,12 @@ class GamePlayersView(ApiView):
 
 
 class JoinView(ApiView):
-    """Join with the game's code. Only wrong codes count against an address, counted before they are
-    answered (past the limit: 429, not 404); a hall joining through one address is never slowed by its own
-    successful joins, and no spray of wrong codes from other addresses can hold it up."""
+    """Join with the game's code. A right code joins at once, always: neither the wrong codes sent from its
+    address (a hall behind one venue address, someone in it guessing) nor those from anywhere else hold it
+    up. Only wrong codes count against an address, counted before they are answered: past the limit, 429
+    rather than 404 (docs/security.md, Join codes). A short code of a game made before codes had
+    JOIN_CODE_LENGTH characters is not looked up from an address past its limit: such codes are too few to
+    be looked up without one."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -223,6 +268,10 @@ class JoinView(ApiView):
     def post(self, request):
         data = valid(s.JoinSerializer, request)
         language = data.get("language") or expressed_language(request)
+        if len("".join(str(data["join_code"]).split())) < JOIN_CODE_LENGTH:
+            throttles = self.get_throttles()
+            if any(throttle.held(request, self) for throttle in throttles):
+                self.throttled(request, max(throttle.wait() for throttle in throttles))
         try:
             player, token = services.player_join(join_code=data["join_code"], name=data["name"],
                                                  table=data.get("table"), language=language)
@@ -271,11 +320,15 @@ class GameEndView(ApiView):
 
 
 class GameStandingsView(PublicView):
-    @extend_schema(responses=answers({200: s.StandingRowSerializer(many=True)}, 404))
+    @extend_schema(responses=answers({200: s.StandingRowSerializer(many=True)}, 404),
+                   description="Anyone with the game's link may read the standings; ``table`` and ``licence`` "
+                   "are null but for the game's arbitrators and, in their own row, the player (bearer token): an "
+                   "anonymous answer carries what the public results page shows.")
     def get(self, request, game_id: int):
         game = get_game(game_id)
         provisional = selectors.standings_provisional(game)  # paper slips of the last round still coming
         rows = [{**row, "provisional": provisional} for row in selectors.game_standings(game=game)]
+        rows = for_reader(rows, **standings_reader(request, game_id=game.pk))
         return Response(s.StandingRowSerializer(rows, many=True).data)
 
 

@@ -24,9 +24,9 @@ from .roles import require_arbitrator, require_head, require_tournament_head
 from .setting import sorted_letters
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
-# 32**10 = 2**50, about 1.1e15 codes. Wrong codes are limited per address only (20 a minute, no limit across
-# addresses: it would let a spray shut a hall out): 10,000 addresses guessing a whole day make 2.9e8
-# guesses, one chance in 3.9 million of finding a given game's code (with 6 letters, one in 3.7).
+# 32**10 = 2**50, about 1.1e15 codes. A right code is always looked up (a hall behind one address is never
+# held up), so every answer tells a guesser something: the code space keeps guessing hopeless, at the rate the
+# server answers (docs/security.md, Join codes; bench/join_guesses.py).
 JOIN_CODE_LENGTH = 10
 MAX_ROUND_SECONDS = 3600
 

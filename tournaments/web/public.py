@@ -36,7 +36,13 @@ def game_page(request: HttpRequest, key: str, number: int) -> HttpResponse:
 
 
 def _page(request: HttpRequest, key: str, number: int | None) -> HttpResponse:
-    found = public.published(key)
+    try:
+        found = public.published(key, request)
+    except public.TooManyUnknown as refused:
+        response = HttpResponse(_("Too many unknown results links from your address: wait a minute."), status=429,
+                                content_type="text/plain; charset=utf-8")
+        response["Retry-After"] = str(int(refused.wait))
+        return response
     if found is None:
         raise Http404
     tag = etag(PAGE, found.tag)

@@ -3,7 +3,8 @@
 The file is checked first (SQLite's integrity_check, this project's migrations, none newer than this code)
 and nothing is changed when it fails. The arbiter must be stopped: the command refuses while a web server
 or a worker runs on the data folder (arbiter/running.py). The database it replaces is backed up first, so a
-restore loses nothing either; the migrations made since the copy are then applied and the cache cleared.
+restore loses nothing either; the migrations made since the copy are then applied and the cache cleared. The
+signing key the copy carries is brought back with it (the receipts sealed before read this_server).
 On PostgreSQL: pg_restore (docker/README.md)."""
 
 from django.core.management.base import BaseCommand, CommandError
@@ -23,11 +24,13 @@ class Command(BaseCommand):
         from arbiter.backups import BackupError, restore
 
         try:
-            before = restore(file)
+            before, key = restore(file)
         except BackupError as exc:
             raise CommandError(str(exc)) from None
         call_command("migrate", interactive=False, verbosity=0)
         cache.clear()
+        if key is not None:
+            self.stdout.write(key)
         if before is not None:
             self.stdout.write(f"the database replaced is kept in {before}")
         self.stdout.write(self.style.SUCCESS(f"restored from {file}"))

@@ -3,7 +3,7 @@
 Every page of a game takes a role in that game (services.roles: head, or head or assistant); a tournament's
 page a role in one of its games, creating a game in it a head's. A staff user with no role is answered 403
 with the refusal (never a redirect to a page they cannot open either); an assistant who presses a head's
-button is sent back to the game with the refusal shown, as before."""
+button is answered 403 with the reason too, and a link back to the game's page."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 
 from tournaments.errors import ServiceError, error_body
 from tournaments.refusals import error_text
@@ -74,19 +74,20 @@ def attach_service_error(form, error: ServiceError) -> None:
         form.add_error(None, error_text(error))
 
 
-def refused_page(request: HttpRequest, error: ServiceError) -> HttpResponse:
-    """A page or action the user's role does not allow: 403 with the refusal, said in their language."""
-    return render(request, "console/refused.html", {"text": error_text(error)}, status=error.status)
+def refused_page(request: HttpRequest, error: ServiceError, game_id: int | None = None) -> HttpResponse:
+    """A page or action the user's role does not allow: 403 with the refusal, said in their language (with a
+    way back to the game's page when the user may open it: a head's button pressed by an assistant)."""
+    return render(request, "console/refused.html", {"text": error_text(error), "game_id": game_id},
+                  status=error.status)
 
 
 def refused(request: HttpRequest, game_id: int | None, error: ServiceError) -> HttpResponse:
-    """A refusal for the page's script (JSON), a page (403), or a button on the game's screen (back to it)."""
+    """A refusal for the page's script (JSON) or a page: 403 with the reason, never a redirect (a refused
+    action answered 302 would read as done to a script or a proxy's log)."""
     if wants_json(request):
         return refusal_json(error.code, error_text(error), error.status, error.fields)
-    if game_id is None or request.method != "POST" or error.code != "head_only":
-        return refused_page(request, error)
-    report_error(request, error)
-    return redirect("console-game", game_id=game_id)
+    back = game_id if error.code == "head_only" else None  # an assistant: the game's page is theirs
+    return refused_page(request, error, back)
 
 
 def _role_required(require, key: str):
