@@ -18,7 +18,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
-from tournaments.models import Game, GameArbitrator
+from tournaments.models import Game, GameArbitrator, Player
+from tournaments.scoping import player_game
 from tournaments.versions import notify_game_changed
 
 from .logbook import log
@@ -85,6 +86,22 @@ def act_as(require, game_id: int, actor) -> None:
     command), which no role limits."""
     if actor is not None:
         require(game_id, actor)
+
+
+def act_on_player(require, game: Game, player: Player, actor) -> Game:
+    """A change of the player themself (a new token, a new table, their identity) asked through ``game``:
+    ``require(game, actor)``, then 404 unless the player plays ``game`` and it is the player's game
+    (tournaments.scoping.player_game: the one they are playing or will play next), where the change is
+    logged. A change reaches every game the player plays with their one token and table: through another
+    game (where the caller may have no role), it is refused. Returns the game, its tournament read."""
+    act_as(require, game.pk, actor)
+    own = player_game(player) if Player.objects.in_game(game).filter(pk=player.pk).exists() else None
+    if own is None:
+        raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "in_game"})
+    if own.pk != game.pk:
+        raise NotFound("unknown_player", fields={"player": ["plays another game"]},
+                       params={"why": "player_game", "name": player.name, "number": own.number})
+    return own
 
 
 def require_tournament_head(tournament_id: int, user) -> None:
