@@ -19,7 +19,7 @@ from tournaments.versions import game_created, notify_game_changed
 
 from .logbook import log
 from .paper import seat_for_phone
-from .roles import act_on_player, require_arbitrator, require_head, require_tournament_head
+from .roles import act_on_player, record_creator, require_arbitrator, require_head, require_tournament_head
 from .setting import sorted_letters
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
@@ -136,7 +136,8 @@ def _new_join_code() -> str:
 
 def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) -> Game:
     """A new game of the tournament with a full bag, an empty board and a join code for phones. Created by a
-    head arbitrator of the tournament (services.roles.tournament_role; ``actor`` None: the server itself)."""
+    head arbitrator of the tournament (services.roles.tournament_role; ``actor`` None: the server itself),
+    who is recorded as its head (with no actor, the tournament's creator: services.roles.record_creator)."""
     if actor is not None:
         require_tournament_head(tournament.pk, actor)
     if seed is None:
@@ -152,6 +153,7 @@ def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) 
                 game = Game.objects.create(
                     tournament=tournament, number=number, seed=seed, join_code=_new_join_code(), bag=bag
                 )
+                record_creator(game, actor)
             game_created(game.pk)
             return game
         except IntegrityError:  # join code already taken: draw another
