@@ -6,10 +6,10 @@ then, before the view reads anything). The permission a view checks is on the ga
 of another game (of the same tournament, where the caller may have no role) never passes through it.
 
 A player plays the game they registered in and the tournament's later games, with one token and one table:
-a new token, a new table or a new identity reaches every one of those games. Such a change belongs to the
-player's game (``player_game``): the game they are playing, or the next they will play. It is done through
-that game only (the console and the services refuse it through another: 404), by an arbitrator with the role
-it takes there, and it is written in that game's log, where its arbitrators see it.
+a new token, a new table or new details reach every one of those games. Such a change belongs to the
+player's game (``player_game``): the first of theirs not over, the one they are playing or will play next.
+It is done through that game only (the console and the services refuse it through another: 404), by an
+arbitrator with the role it takes there, and it is written in that game's log, where its arbitrators see it.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ def _an_id(value) -> bool:
 
 def player_game(player: Player) -> Game:
     """The game a player's own changes belong to: among the tournament's games from the one they registered
-    in, the last in play; else the first not started (the next they will play); else (all over) the last."""
-    games = list(Game.objects.filter(tournament_id=player.tournament_id,
-                                     number__gte=Game.objects.filter(pk=player.first_game_id).values("number")[:1])
-                 .select_related("tournament").order_by("number"))
-    playing = [game for game in games if game.status == Game.Status.PLAYING]
-    if playing:
-        return playing[-1]
-    ready = [game for game in games if game.status == Game.Status.READY]
-    return ready[0] if ready else games[-1]
+    in, the first not over (the one they are playing, or the next they will play); once all are over, the
+    last. A game left in play under a later one keeps them until its end: nothing changes its player from
+    the later game, whose arbitrators may have no role in it."""
+    games = Game.objects.filter(
+        tournament_id=player.tournament_id,
+        number__gte=Game.objects.filter(pk=player.first_game_id).values("number")[:1],
+    ).select_related("tournament")
+    return (games.exclude(status=Game.Status.OVER).order_by("number").first()
+            or games.order_by("-number").first())
 
 
 def is_player_game(game: Game, player: Player) -> bool:
