@@ -579,8 +579,8 @@ def two_games(db, django_user_model, make_tournament, isolated_cache) -> tuple[S
         game = services.game_create(tournament=tournament, seed=number, actor=admin)
         services.arbitrator_set(game=game, username=head.username, role="head", actor=admin)
         services.arbitrator_set(game=game, username=admin.username, role="none", actor=admin)
-        (first, token), (second, _) = (services.player_register(game=game, name=name, table=None)
-                                       for name in names)
+        (first, token), (second, _) = (services.player_register(game=game, name=name, table=2 * number + index)
+                                       for index, name in enumerate(names))
         played = []
         for index in range(rounds):
             round = services.round_start(round=services.round_draw(game=game, actor=None), actor=None)
@@ -699,3 +699,19 @@ def test_a_players_details_are_changed_in_their_own_game(two_games):
     services.licensees_import(game=second.game, data=data, actor=second.head)
     assert Player.objects.get(pk=ann.pk).club == "Club of game one"
     assert list(LogEntry.objects.filter(action="player_update").values_list("game_id", flat=True)) == [first.game.pk]
+
+
+def test_a_player_of_another_game_is_not_named_in_a_body(two_games):
+    """A paper slip names its player by id or by table in its body: one of a later game (who does not play
+    this one) is not found, at the API and the console, and nothing is written."""
+    first, second = two_games
+    zoe = second.player
+    before = fingerprint()
+    url = reverse("api-round-slips", args=[first.game.pk, first.open.number])
+    for named in ({"player": zoe.pk}, {"table": zoe.table}):
+        answer = first.client.post(url, {**named, "word": "ZZZ", "ref": "A1"}, format="json")
+        assert answer.status_code == 404 and answer.json()["error"]["code"] in ("unknown_player", "unknown_table"), answer.content
+    typed = first.client.post(reverse("console-slip-enter", args=[first.game.pk]),
+                              {"table": str(zoe.table), "word": "ZZZ", "ref": "A1"}, HTTP_ACCEPT="application/json")
+    assert typed.status_code == 404, typed.content
+    assert fingerprint() == before
