@@ -38,16 +38,14 @@ def player_game(player: Player) -> Game:
             or games.order_by("-number").first())
 
 
-def is_player_game(game: Game, player: Player) -> bool:
-    """Whether ``game`` is the one the player's own changes belong to (``player_game``)."""
-    return player_game(player).pk == game.pk
-
-
 def mismatched(kwargs: dict) -> str | None:
     """The name of the URL's id that is not of the URL's game (``player_id``, ``slip_id``, ``number``,
     ``late_id``), or None when they all are (or the URL names no game: nothing to match)."""
     game_id = kwargs.get("game_id")
-    if game_id is None or not any(name in kwargs for name in INNER):
+    named = [name for name in INNER if name in kwargs]
+    if game_id is None or named in ([], ["number"]):
+        # A round named by its number alone is the game's by construction (every view looks it up in the
+        # URL's game): no query added to a phone's slip.
         return None
     for name in INNER:
         if name in kwargs and not _an_id(kwargs[name]):
