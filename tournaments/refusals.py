@@ -103,6 +103,8 @@ TEXTS = {
     "unknown_player": _("this player does not play this game"),
     ("unknown_player", "in_game"): _("no such player in this game"),
     ("unknown_player", "none"): _("no such player"),
+    ("unknown_player", "player_game"): _("%(name)s is playing game %(number)s: their phone link, table and "
+                                         "details are changed on that game's pages"),
     ("unknown_player", "+player"): _("no player %(player)s in this game"),
     "unknown_join_code": _("no game has this join code"),
     "game_archived": _("this game is archived: it takes no new player"),

@@ -122,12 +122,16 @@ def test_roles_the_head_runs_the_game_assistants_enter_slips(api_game, staff):
     head = game.arbitrator
     assistant = staff("assistant1")
     outsider = staff("outsider1")
-    # No role recorded: every arbitrator acts as head.
-    assert expect(outsider.get(game.url("/arbitrators")), 200) == {"arbitrators": [], "you": "head"}
+    # The game's creator is its head; an arbitrator with no role in it neither reads its roles nor names
+    # themself.
+    assert expect(head.get(game.url("/arbitrators")), 200) == {
+        "arbitrators": [{"user": head.user.username, "role": "head"}], "you": "head"}
+    assert_error(outsider.get(game.url("/arbitrators")), 403, "not_game_arbitrator")
+    assert_error(outsider.post(game.url("/arbitrators"), {"user": "outsider1", "role": "head"}, format="json"),
+                 403, "head_only")
 
     listed = expect(head.post(game.url("/arbitrators"), {"user": "assistant1", "role": "assistant"},
                               format="json"), 200)
-    # The first role recorded makes whoever records it the head.
     assert listed == {"arbitrators": [{"user": head.user.username, "role": "head"},
                                       {"user": "assistant1", "role": "assistant"}], "you": "head"}
     assert LogEntry.objects.filter(game_id=game.id, action="arbitrator_role").count() == 1

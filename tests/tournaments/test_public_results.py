@@ -313,7 +313,7 @@ def test_game_status_is_not_a_round_in_play(hall, arbitrator):
     services.round_draw(game=game, actor=arbitrator)
     assert Game.objects.get(pk=game.pk).status == Game.Status.PLAYING
     assert public.tournament_data(hall["tournament"]) == before
-    assert not GameArbitrator.objects.exists()
+    assert [(row.user, row.role) for row in GameArbitrator.objects.all()] == [(arbitrator, "head")]  # its creator
 
 
 def test_the_feed_is_in_the_openapi_schema(client):

@@ -540,3 +540,188 @@ def test_an_assistant_is_not_offered_the_heads_links(world):
         player = world.clients[who].get(reverse("console-player", args=[world.game.pk, world.player.pk]))
         assert ('id="projector-link-renew"' in players) is shown, who
         assert ('id="make-phone-link"' in player.content.decode()) is shown, who
+
+
+# ---- objects of another game: mismatched pairs --------------------------------------------------------------
+#
+# Two games of one tournament, both in play, each with its own head (who has no role in the other): game 1
+# (Ann, Bob; round 1 closed with Ann's slip and Bob's late slip, round 2 open) and game 2 (Zoe, Yan; rounds 1
+# and 2 closed, Zoe's slip and Yan's late slip in round 1, round 3 open). Every URL naming a game and, inside
+# it, a player, a slip, a round or a late slip is called by the head of the game it names with one of those
+# taken from the other game: 404, and nothing changed anywhere (rows, tokens, roles, logs).
+
+INNER_IDS = ("player_id", "slip_id", "number", "late_id")
+# A player of game 1 plays game 2 too: named through game 2, their sheet and a slip in game 2's round are of
+# game 2. What changes the player themself (their token, their table) reaches both games: it is done through
+# their own game only (tournaments/scoping.py), game 1 while it is not over.
+PLAYER_IN_THE_GAME = {"console-player", "sheet-player-scoresheet", "console-slip-add"}
+ACTS_ON_PLAYER = {"console-player-phone-link", "console-player-table"}
+
+
+def paired_names() -> list[str]:
+    """Every operation whose URL names a game and something inside it, as the resolver finds them."""
+    return sorted(name for name in operation_names()
+                  if "game_id" in PATTERNS[name].pattern.converters
+                  and set(PATTERNS[name].pattern.converters) & set(INNER_IDS))
+
+
+@dataclass
+class Side:
+    game: Game
+    head: object
+    client: APIClient
+    player: Player
+    token: str
+    closed: Round
+    open: Round
+    slip: Slip
+    late: LateSlip
+
+
+@pytest.fixture
+def two_games(db, django_user_model, make_tournament, isolated_cache) -> tuple[Side, Side]:
+    admin = django_user_model.objects.create_user(username="pairs-admin", password="pairs-pass-1", is_staff=True,
+                                                  is_superuser=True)
+    tournament = make_tournament(name="Pairs")
+    sides = []
+    for number, (names, rounds) in enumerate(((("Ann", "Bob"), 2), (("Zoe", "Yan"), 3)), start=1):
+        head = _staff(django_user_model, f"pairs-head-{number}")
+        game = services.game_create(tournament=tournament, seed=number, actor=admin)
+        services.arbitrator_set(game=game, username=head.username, role="head", actor=admin)
+        services.arbitrator_set(game=game, username=admin.username, role="none", actor=admin)
+        (first, token), (second, _) = (services.player_register(game=game, name=name, table=2 * number + index)
+                                       for index, name in enumerate(names))
+        played = []
+        for index in range(rounds):
+            round = services.round_start(round=services.round_draw(game=game, actor=None), actor=None)
+            if index == 0:
+                slip, _ = services.slip_submit(round=round, player=first, word="ZZZ", ref="A1", score=None,
+                                               key=f"{first.name}-1")
+            if index < rounds - 1:
+                services.round_close(round=round, actor=None)
+                if index == 0:
+                    late = services.slip_enter_late(round=round, player=second, word="ZZZ", ref="A1", score=None,
+                                                    actor=None)
+            played.append(round)
+        sides.append(Side(game, head, _client(head), first, token, played[0], played[-1], slip, late))
+    assert [side.game.number for side in sides] == [1, 2]
+    assert {row.game_id: row.role for row in GameArbitrator.objects.all()} == {
+        sides[0].game.pk: "head", sides[1].game.pk: "head"}
+    return sides[0], sides[1]
+
+
+def _own(side: Side, which: Op) -> dict:
+    return {"game_id": side.game.pk, "player_id": side.player.pk, "slip_id": side.slip.pk, "late_id": side.late.pk,
+            "number": (side.open if which.round == "open" else side.closed).number}
+
+
+def _foreign(url: Side, other: Side, name: str, pattern_name: str):
+    """The other game's object for ``name``, or None when the other game has none that is not the URL's
+    game's too (its round numbers all exist in the URL's game; its player plays the URL's game)."""
+    if name == "number":
+        numbers = set(Round.objects.filter(game=url.game).values_list("number", flat=True))
+        extra = set(Round.objects.filter(game=other.game).values_list("number", flat=True)) - numbers
+        return min(extra) if extra else None
+    if name == "player_id" and other.game.number < url.game.number and pattern_name not in ACTS_ON_PLAYER:
+        return None  # a player of an earlier game plays this one: not a mismatched pair (above)
+    return {"player_id": other.player.pk, "slip_id": other.slip.pk, "late_id": other.late.pk}[name]
+
+
+def test_the_urls_naming_a_game_and_an_object_in_it_are_found():
+    names = paired_names()
+    assert len(names) >= 30, names  # the walk finds them: rounds, slips, late slips, players
+    assert {name for name in names if "player_id" in PATTERNS[name].pattern.converters} == (
+        PLAYER_IN_THE_GAME | ACTS_ON_PLAYER)
+
+
+@pytest.mark.parametrize("name", paired_names())
+def test_an_object_of_another_game_is_not_found_through_this_one(two_games, name):
+    """Both ways round (the earlier game's head naming the later game's objects, and the other way): 404 for
+    the head of the game the URL names, and nothing changed."""
+    pattern = PATTERNS[name]
+    console = name.startswith("console-")
+    tried = 0
+    for url_side, other in (two_games, two_games[::-1]):
+        for which in MATRIX[name]:
+            for inner in sorted(set(pattern.pattern.converters) & set(INNER_IDS)):
+                foreign = _foreign(url_side, other, inner, name)
+                if foreign is None:
+                    continue
+                kwargs = {**{key: value for key, value in _own(url_side, which).items()
+                             if key in pattern.pattern.converters}, inner: foreign}
+                url = reverse(name, kwargs=kwargs)
+                before = fingerprint()
+                response = _call(url_side.client, which.method, url, which.body, console)
+                assert response.status_code == 404, (url, which.method, _body(response))
+                assert fingerprint() == before, (url, which.method, "a refused call changed something")
+                tried += 1
+    assert tried, name
+    for side in two_games:  # every phone still plays its own game
+        me = _client(bearer=side.token).get(reverse("api-game-me", args=[side.game.pk]))
+        assert me.status_code == 200, me.content
+
+
+def test_a_phone_is_not_taken_over_through_another_game(two_games):
+    """The head of game 2 gives no new phone link to Ann, whose game 1 is in play (404: 403 would say she is
+    there); her phone plays on, and no log says anything. Game 1's head does it: logged in game 1, her old
+    phone is turned away. Once game 1 is over, Ann's game is game 2: its head gives her link there, logged in
+    game 2."""
+    first, second = two_games
+    ann = first.player
+    before = fingerprint()
+    taken = second.client.post(reverse("console-player-phone-link", args=[second.game.pk, ann.pk]))
+    assert taken.status_code == 404
+    with pytest.raises(ServiceError) as caught:
+        services.player_token_reissue(game=second.game, player=ann, actor=second.head)
+    assert (caught.value.code, caught.value.status) == ("unknown_player", 404)
+    moved = second.client.post(reverse("console-player-table", args=[second.game.pk, ann.pk]), {"table": "44"})
+    assert moved.status_code == 404
+    assert fingerprint() == before
+    assert _client(bearer=first.token).get(reverse("api-game-me", args=[first.game.pk])).status_code == 200
+    page = second.client.get(reverse("console-player", args=[second.game.pk, ann.pk])).content.decode()
+    assert 'id="make-phone-link"' not in page and 'id="table-form"' not in page and 'id="player-own-game"' in page
+
+    given = first.client.post(reverse("console-player-phone-link", args=[first.game.pk, ann.pk]))
+    assert given.status_code == 200 and 'id="phone-link"' in given.content.decode()
+    assert _client(bearer=first.token).get(reverse("api-game-me", args=[first.game.pk])).status_code == 401
+    entries = LogEntry.objects.filter(action="player_token_reissue", player=ann)
+    assert [entry.game_id for entry in entries] == [first.game.pk]
+
+    services.round_close(round=first.open, actor=None)
+    services.game_end(game=first.game, actor=None)
+    again = second.client.post(reverse("console-player-phone-link", args=[second.game.pk, ann.pk]))
+    assert again.status_code == 200
+    assert [entry.game_id for entry in entries.order_by("id")] == [first.game.pk, second.game.pk]
+
+
+def test_a_players_details_are_changed_in_their_own_game(two_games):
+    """A file of licensees imported in game 2 that updates Ann (of game 1, in play) takes a role in game 1
+    (403 for game 2's head alone, nothing changed) and is written in game 1's log."""
+    first, second = two_games
+    ann = first.player
+    Player.objects.filter(pk=ann.pk).update(licence="77")
+    data = b"licence;name;club\n77;Ann;Club of game one\n"
+    before = fingerprint()
+    with pytest.raises(Forbidden):
+        services.licensees_import(game=second.game, data=data, actor=second.head)
+    assert fingerprint() == before
+    services.arbitrator_set(game=first.game, username=second.head.username, role="assistant", actor=first.head)
+    services.licensees_import(game=second.game, data=data, actor=second.head)
+    assert Player.objects.get(pk=ann.pk).club == "Club of game one"
+    assert list(LogEntry.objects.filter(action="player_update").values_list("game_id", flat=True)) == [first.game.pk]
+
+
+def test_a_player_of_another_game_is_not_named_in_a_body(two_games):
+    """A paper slip names its player by id or by table in its body: one of a later game (who does not play
+    this one) is not found, at the API and the console, and nothing is written."""
+    first, second = two_games
+    zoe = second.player
+    before = fingerprint()
+    url = reverse("api-round-slips", args=[first.game.pk, first.open.number])
+    for named in ({"player": zoe.pk}, {"table": zoe.table}):
+        answer = first.client.post(url, {**named, "word": "ZZZ", "ref": "A1"}, format="json")
+        assert answer.status_code == 404 and answer.json()["error"]["code"] in ("unknown_player", "unknown_table"), answer.content
+    typed = first.client.post(reverse("console-slip-enter", args=[first.game.pk]),
+                              {"table": str(zoe.table), "word": "ZZZ", "ref": "A1"}, HTTP_ACCEPT="application/json")
+    assert typed.status_code == 404, typed.content
+    assert fingerprint() == before

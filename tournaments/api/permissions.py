@@ -123,3 +123,21 @@ class IsGameArbitratorOrPlayer(BasePermission):
         return is_arbitrator(request.user) and _game_role(request, view) is not None
 
 
+
+
+class ScopedUrl:
+    """A view mixin: once the caller is let in for the URL's game, a player, slip, round or late slip the URL
+    names must be of that game, else 404 (tournaments/scoping.py): a role in one game never reaches an
+    object of another through its URL."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        from tournaments.errors import NotFound
+        from tournaments.scoping import mismatched
+
+        name = mismatched(kwargs)
+        if name is not None:
+            params = {"game": kwargs.get("game_id"), "round": kwargs.get("number"), "player": kwargs.get("player_id"),
+                      "slip": kwargs.get("slip_id"), "late": kwargs.get("late_id")}
+            why = {"player_id": "player", "slip_id": "slip", "late_id": "late_slip", "number": "round"}.get(name, "game")
+            raise NotFound("not_found", params={**params, "why": why})

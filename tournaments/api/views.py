@@ -32,6 +32,7 @@ from tournaments.api.permissions import (
     IsGameArbitratorOrPlayer,
     IsHeadArbitrator,
     IsPlayer,
+    ScopedUrl,
     is_arbitrator,
     player_of,
 )
@@ -62,7 +63,7 @@ def answers(ok: dict, *codes: int) -> dict:
     return {**ok, **{code: ERRORS[code] for code in codes}}
 
 
-class ApiView(APIView):
+class ApiView(ScopedUrl, APIView):
     """Arbitrators by token or session, players by bearer token; JSON bodies with a size cap."""
 
     parser_classes = [LimitedJSONParser]

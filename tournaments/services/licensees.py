@@ -24,10 +24,11 @@ from tournaments.errors import ServiceError
 from tournaments.federation import identity
 from tournaments.limits import LICENSEES_BYTES_MAX, LICENSEES_ROWS_MAX, PLAYER_NAME_MAX
 from tournaments.models import Game, Player
+from tournaments.scoping import player_game
 from tournaments.versions import notify_game_changed
 
 from .logbook import log
-from .roles import require_arbitrator
+from .roles import act_as, require_arbitrator
 from .setup import _clean_name, player_register
 
 # Each field and the header names that mean it, compared without accents, case, spaces and signs.
@@ -148,6 +149,7 @@ def licensees_import(*, game: Game, data: bytes, actor=None) -> LicenseesImporte
         require_arbitrator(game.pk, actor)
     rows = _checked(read_licensees(data))
     done = LicenseesImported()
+    touched: set[int] = set()
     with transaction.atomic():
         held = {p.licence: p for p in Player.objects.select_for_update().filter(
             tournament_id=game.tournament_id, licence__in=[row["licence"] for _, row in rows])}
@@ -161,15 +163,20 @@ def licensees_import(*, game: Game, data: bytes, actor=None) -> LicenseesImporte
             if not changes:
                 done.unchanged += 1
                 continue
+            # Their details are theirs in every game they play: changed as in their own game (its role, its
+            # log), whichever game the file is imported in.
+            own = player_game(player)
+            act_as(require_arbitrator, own.pk, actor)
             before = {key: _logged(getattr(player, key)) for key in changes}
             for key, value in changes.items():
                 setattr(player, key, value)
             player.save(update_fields=list(changes))
-            log(game=game, action="player_update", player=player, actor=actor, by="server",
+            log(game=own, action="player_update", player=player, actor=actor, by="server",
                 before=before, after={key: _logged(value) for key, value in changes.items()})
             done.updated.append(player)
-        if done.updated:
-            transaction.on_commit(lambda: notify_game_changed(game.pk))
+            touched.add(own.pk)
+        for game_id in sorted(touched | ({game.pk} if done.updated else set())):
+            transaction.on_commit(lambda game_id=game_id: notify_game_changed(game_id))
     return done
 
 

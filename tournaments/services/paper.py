@@ -13,7 +13,7 @@ from tournaments.reasons import SLIPS_COMPLETE_AUTO
 from tournaments.versions import notify_game_changed
 
 from .logbook import log
-from .roles import require_arbitrator
+from .roles import act_on_player, require_arbitrator
 
 
 def _checked_table(table) -> int:
@@ -50,17 +50,18 @@ def seat_for_phone(*, tournament_id: int, table: int | None) -> int:
 def player_table_change(*, game: Game, player: Player, table: int | None, actor=None) -> Player:
     """The arbitrator seats a player at another table (``None``: no table). A table where another player of
     the tournament sits is refused (409 ``table_taken``, naming who). Logged. An arbitrator with a role in
-    the game (head or assistant) does it (``actor`` None: the server itself)."""
+    the player's game (head or assistant) does it, through that game (``roles.act_on_player``: the table is
+    the player's in every game they play; ``actor`` None: the server itself)."""
     if actor is not None:
         require_arbitrator(game.pk, actor)
     if table is not None:
         table = _checked_table(table)
     with transaction.atomic():
         Tournament.objects.select_for_update().filter(pk=game.tournament_id).first()
-        plays_here = Player.objects.in_game(game).filter(pk=getattr(player, "pk", None)).exists()
-        current = Player.objects.select_for_update().filter(pk=player.pk).first() if plays_here else None
+        current = Player.objects.select_for_update().filter(pk=getattr(player, "pk", None)).first()
         if current is None:
             raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "in_game"})
+        game = act_on_player(require_arbitrator, game, current, actor)
         if current.table == table:
             return current
         if table is not None:

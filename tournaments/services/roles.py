@@ -1,15 +1,21 @@
 """Arbitrators' roles in a game: the head runs the clock, the racks, the master, the end and the incidents,
 and names the roles; assistants enter and correct slips.
 
-A game with no role recorded takes its tournament's: while no game of the tournament has a role recorded
-(a club night), every staff arbitrator acts as head; once one has, the tournament's heads are heads of its
-other games and its assistants assistants, and a staff user with no role in any of its games has none in
-them (the head of another tournament reissues no token, renews no projector link, reads no record here).
-Superusers keep the head's rights, to rescue a game whose head is away.
+The creator of a tournament is its head, and the creator of a game its head (recorded as the game's first
+role: ``record_creator``). Roles are granted by a head of the game, or a superuser, and every grant is
+logged: nobody names themselves to a role in a game that has a head.
+
+A game with no role recorded takes its tournament's: the tournament's heads (its creator, the heads of its
+other games) are its heads and the assistants of its other games its assistants; a staff user with no role
+in any of its games has none in it (the head of another tournament reissues no token, renews no projector
+link, reads no record here). A tournament with no head known (no role recorded in any of its games, and no
+creator among the arbitrators: made by a command, or before creators were kept) is a club night: every
+staff arbitrator acts as head, and the first role recorded in one of its games ends that. Superusers keep
+the head's rights, to rescue a game whose head is away.
 
 The tournament's own actions follow the same rule (``tournament_role``): creating a game in it or importing
-a record into it takes a head's role in one of its games; reading it (its page, its standings sheet) takes
-any role in one of them.
+a record into it takes a head's role in it; reading it (its page, its standings sheet) takes any role in
+one of its games.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
-from tournaments.models import Game, GameArbitrator
+from tournaments.models import Game, GameArbitrator, Player, Tournament
+from tournaments.scoping import player_game
 from tournaments.versions import notify_game_changed
 
 from .logbook import log
@@ -52,18 +59,43 @@ def role_of(game_id: int, user) -> str | None:
     return tournament_role(tournament_id, user) if tournament_id is not None else HEAD  # no such game: 404
 
 
+def creator_of(tournament_id: int):
+    """The tournament's creator while they are an active staff arbitrator (its head), else None."""
+    creator_id = Tournament.objects.filter(pk=tournament_id).values_list("created_by_id", flat=True).first()
+    if creator_id is None:
+        return None
+    creator = get_user_model().objects.filter(pk=creator_id).first()
+    return creator if _is_staff(creator) else None
+
+
 def tournament_role(tournament_id: int, user) -> str | None:
-    """The user's role in the tournament: ``head`` when no game of it has roles recorded, or when the user
-    is head in one of them; ``assistant`` when assistant in one; else None (superusers: head)."""
+    """The user's role in the tournament: ``head`` when they created it, or are head in one of its games;
+    ``assistant`` when assistant in one; else None (superusers: head). A tournament with no head known (no
+    role recorded in any of its games, no creator among the arbitrators: made by a command, or before its
+    creator was kept) is every staff arbitrator's, as head."""
     if not _is_staff(user):
         return None
     if getattr(user, "is_superuser", False) or not _an_id(tournament_id):
         return HEAD  # no such tournament: the view answers 404
     recorded = GameArbitrator.objects.filter(game__tournament_id=tournament_id)
     mine = set(recorded.filter(user_id=user.pk).values_list("role", flat=True))
-    if HEAD in mine or not recorded.exists():
+    if HEAD in mine:
+        return HEAD
+    creator = creator_of(tournament_id)
+    if creator is not None and creator.pk == user.pk:
+        return HEAD
+    if creator is None and not recorded.exists():
         return HEAD
     return ASSISTANT if mine else None
+
+
+def record_creator(game: Game, actor) -> None:
+    """The creator of a game is its head: ``actor`` when an arbitrator creates it, else (the server, a
+    command) the tournament's creator when known. Recorded as the game's first role, before its log begins
+    (a new game's empty log lets it be deleted); its grants from then on are the head's, logged."""
+    head = actor if _is_staff(actor) else creator_of(game.tournament_id)
+    if head is not None:
+        GameArbitrator.objects.get_or_create(game=game, user=head, defaults={"role": HEAD})
 
 
 def require_head(game_id: int, user) -> None:
@@ -85,6 +117,22 @@ def act_as(require, game_id: int, actor) -> None:
     command), which no role limits."""
     if actor is not None:
         require(game_id, actor)
+
+
+def act_on_player(require, game: Game, player: Player, actor) -> Game:
+    """A change of the player themself (a new token, a new table, their identity) asked through ``game``:
+    ``require(game, actor)``, then 404 unless the player plays ``game`` and it is the player's game
+    (tournaments.scoping.player_game: the one they are playing or will play next), where the change is
+    logged. A change reaches every game the player plays with their one token and table: through another
+    game (where the caller may have no role), it is refused. Returns the game, its tournament read."""
+    act_as(require, game.pk, actor)
+    own = player_game(player) if Player.objects.in_game(game).filter(pk=player.pk).exists() else None
+    if own is None:
+        raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "in_game"})
+    if own.pk != game.pk:
+        raise NotFound("unknown_player", fields={"player": ["plays another game"]},
+                       params={"why": "player_game", "name": player.name, "number": own.number})
+    return own
 
 
 def require_tournament_head(tournament_id: int, user) -> None:

@@ -20,7 +20,7 @@ from tournaments.versions import game_created, notify_game_changed
 
 from .logbook import log
 from .paper import seat_for_phone
-from .roles import require_arbitrator, require_head, require_tournament_head
+from .roles import act_on_player, record_creator, require_arbitrator, require_head, require_tournament_head
 from .setting import sorted_letters
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I look-alikes
@@ -137,7 +137,8 @@ def _new_join_code() -> str:
 
 def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) -> Game:
     """A new game of the tournament with a full bag, an empty board and a join code for phones. Created by a
-    head arbitrator of the tournament (services.roles.tournament_role; ``actor`` None: the server itself)."""
+    head arbitrator of the tournament (services.roles.tournament_role; ``actor`` None: the server itself),
+    who is recorded as its head (with no actor, the tournament's creator: services.roles.record_creator)."""
     if actor is not None:
         require_tournament_head(tournament.pk, actor)
     if seed is None:
@@ -153,6 +154,7 @@ def game_create(*, tournament: Tournament, seed: int | None = None, actor=None) 
                 game = Game.objects.create(
                     tournament=tournament, number=number, seed=seed, join_code=_new_join_code(), bag=bag
                 )
+                record_creator(game, actor)
             game_created(game.pk)
             return game
         except IntegrityError:  # join code already taken: draw another
@@ -240,12 +242,11 @@ def player_token_reissue(*, game: Game, player: Player, actor=None) -> str:
     """A new token for a registered player (e.g. registered at the console, now moving to a phone).
 
     The earlier token stops working; only the new token's hash is kept, and the change is logged. Only the
-    game's head arbitrator does it: the new token acts as the player (``actor`` None: the server itself).
+    head arbitrator of the player's game does it (``roles.act_on_player``: the token plays every game of the
+    player, so it is given through the one they play, never through another game of the tournament); the
+    new token acts as the player (``actor`` None: the server itself).
     """
-    if actor is not None:
-        require_head(game.pk, actor)
-    if not Player.objects.in_game(game).filter(pk=player.pk).exists():
-        raise NotFound("unknown_player", fields={"player": ["unknown"]}, params={"why": "in_game"})
+    game = act_on_player(require_head, game, player, actor)
     token = secrets.token_urlsafe(32)
     with transaction.atomic():
         updated = Player.objects.filter(pk=player.pk).update(token_hash=hash_token(token))

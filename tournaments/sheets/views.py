@@ -25,6 +25,7 @@ from tournaments.api.permissions import (
     IsGameArbitrator,
     IsTournamentArbitrator,
     IsTournamentHead,
+    ScopedUrl,
 )
 from tournaments.api.serializers import ErrorSerializer
 from tournaments.errors import NotFound, ServiceError
@@ -117,7 +118,7 @@ def _pdf(content: bytes, filename: str) -> HttpResponse:
     return _file(content, "application/pdf", filename)
 
 
-class ArbitratorFileView(APIView):
+class ArbitratorFileView(ScopedUrl, APIView):
     """A file of one game, for its arbitrators."""
 
     permission_classes = [IsGameArbitrator]

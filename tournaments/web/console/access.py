@@ -12,11 +12,12 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from tournaments.errors import ServiceError, error_body
 from tournaments.refusals import error_text
+from tournaments.scoping import mismatched
 from tournaments.services import (
     require_arbitrator,
     require_head,
@@ -92,7 +93,8 @@ def refused(request: HttpRequest, game_id: int | None, error: ServiceError) -> H
 
 def _role_required(require, key: str):
     """A view decorator: staff only, then ``require(kwargs[key], user)`` (a refusal is answered, never
-    raised)."""
+    raised), then the URL's objects of the game (a player, a slip, a round, a late slip) must be of that game:
+    404 for one of another game (tournaments/scoping.py), whatever the caller's role there."""
 
     def decorator(view):
         @wraps(view)
@@ -101,6 +103,8 @@ def _role_required(require, key: str):
                 require(kwargs[key], request.user)
             except ServiceError as error:
                 return refused(request, kwargs[key] if key == "game_id" else None, error)
+            if mismatched(kwargs) is not None:
+                raise Http404
             return view(request, *args, **kwargs)
 
         return staff_required(wrapper)

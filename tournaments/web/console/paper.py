@@ -13,12 +13,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from engine.notation import WordError, parse_marked_word
 from tournaments import selectors, services
-from tournaments.errors import ServiceError, input_refused
+from tournaments.errors import NotFound, ServiceError, input_refused
 from tournaments.models import Game, Player, Result, Round, Slip
 from tournaments.web.views import _labels_config, reason_text, reason_texts
 
 from . import queries
-from .access import arbitrator_required, report_error
+from .access import arbitrator_required, refused, report_error
 from .texts import canonical_ref, outcome_text, round_status_text
 
 
@@ -136,6 +136,8 @@ def player_table(request: HttpRequest, game_id: int, player_id: int) -> HttpResp
                                params={"table": text, "why": "not_a_number"})
         changed = services.player_table_change(game=game, player=player, table=int(text) if text else None,
                                                actor=request.user)
+    except NotFound as error:  # the table is changed through the player's own game only
+        return refused(request, game.pk, error)
     except ServiceError as error:
         report_error(request, error)
     else:

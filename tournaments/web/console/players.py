@@ -19,12 +19,13 @@ from tournaments import selectors, services
 from tournaments.errors import ServiceError
 from tournaments.limits import LICENSEES_BYTES_MAX, LICENSEES_ERRORS_SHOWN
 from tournaments.refusals import error_text, refusal_text
+from tournaments.scoping import player_game
 from tournaments.services import HEAD, role_of
 from tournaments.web.forms import LicenseesForm, PlayerForm, PlayerListForm
 from tournaments.web.views import public_url
 
 from . import queries
-from .access import arbitrator_required, attach_service_error, head_required
+from .access import arbitrator_required, attach_service_error, head_required, refused
 from .texts import canonical_ref, game_breadcrumbs, outcome_text
 
 LIST_LINE = re.compile(r"^\s*(?:(\d+)\s*[,;:\t ]\s*)?(.+?)\s*$")
@@ -168,6 +169,7 @@ def player_sheet(request: HttpRequest, game_id: int, player_id: int) -> HttpResp
 
 def _player_page(request: HttpRequest, game, player, phone_url: str = "") -> HttpResponse:
     rows = selectors.player_rounds(game=game, player=player)
+    own = player_game(player)
     for row in rows:
         row["outcome_text"] = outcome_text(row["outcome"])
         row["ref"] = canonical_ref(row["ref"], game.tournament.coordinates)
@@ -181,6 +183,7 @@ def _player_page(request: HttpRequest, game, player, phone_url: str = "") -> Htt
         "phone_url_local": bool(phone_url) and only_this_machine(phone_url),
         "lan_command": lan_command(),
         "is_head": role_of(game.pk, request.user) == HEAD,  # a new phone link (a new token) is the head's
+        "own_game": own,  # the game whose pages change the player's link and table (tournaments/scoping.py)
         "phone_qr": segno.make(phone_url, error="m").svg_inline(scale=4, omitsize=True, title=_("QR code to play"))
         if phone_url else "",
         "breadcrumbs": game_breadcrumbs(game, (_("Standings"), reverse("console-standings", args=[game.pk])),
@@ -197,6 +200,9 @@ def player_phone_link(request: HttpRequest, game_id: int, player_id: int) -> Htt
     """
     game = queries.game(game_id)
     player = queries.player_of(game, player_id)
-    token = services.player_token_reissue(game=game, player=player, actor=request.user)
+    try:
+        token = services.player_token_reissue(game=game, player=player, actor=request.user)
+    except ServiceError as error:  # the player's phone link is given through their own game only
+        return refused(request, game.pk, error)
     url = public_url(request, reverse("phone", args=[game.pk])) + f"#token={token}"
     return _player_page(request, game, player, phone_url=url)
