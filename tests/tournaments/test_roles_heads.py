@@ -127,7 +127,7 @@ def test_older_tournaments_get_their_creator_as_head_and_headless_ones_stay_open
     games = [services.game_create(tournament=kept, seed=n) for n in (1, 2)] + [
         services.game_create(tournament=nobody, seed=3)]
     GameArbitrator.objects.all().delete()  # as before creators were heads
-    import_module("tournaments.migrations.0027_creator_is_head").creator_is_head(apps, None)
+    import_module("tournaments.migrations.0028_creator_is_head").creator_is_head(apps, None)
     assert [_roles(game) for game in games] == [{"old-creator": "head"}, {"old-creator": "head"}, {}]
     assert services.role_of(games[0].pk, other) is None
     assert services.role_of(games[2].pk, other) == "head"  # a club night with nobody known: as before

@@ -23,7 +23,7 @@ def creator_is_head(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0026_pending_log_entry"),
+        ("tournaments", "0027_chain_rows_and_heads"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
