@@ -158,3 +158,39 @@ def test_a_2000_player_20_round_centres_file_is_pushed_whole_and_accepted(
     assert len(json.loads(received.content)["players"]) == BIG_PLAYERS
     assert events.differences(event) == []
     assert len(events.standings(event)["rows"]) == BIG_PLAYERS
+
+
+def test_a_file_above_the_limit_is_refused_at_the_centre_and_never_retried(
+        uvicorn_server, settings, arbitrator, make_tournament):
+    """Above the limit the organiser answers 413 before reading the file, which the centre's sender mostly sees
+    as a reset connection: it would be tried again in vain. It is refused at the centre, nothing sent."""
+    host, port = uvicorn_server
+    organiser = Ed25519PrivateKey.generate()
+    settings.ARBITER_TRUSTED_ORGANISER_KEYS = [packs.public_text(organiser)]
+    settings.ARBITER_CENTRE_ID = "centre-vichy"
+    game_file, pack, key = _game(20260316, 2, organiser)
+    event = events.event_create(name=EVENT, actor=arbitrator)
+    event_game = events.event_game_add(event=event, raw=packs.pack_bytes(pack))
+    events.event_game_unlock(game=event_game, key=packs.key_text(key), actor=arbitrator)
+    _, token = events.centre_register(event=event, code="centre-vichy", public_key=packs.public_text(
+        seal.server_key()[0]))
+    settings.ARBITER_ORGANISER_URL = f"http://{host}:{port}"
+    settings.ARBITER_ORGANISER_EVENT, settings.ARBITER_ORGANISER_TOKEN = str(event.pk), token
+    game = unlocked_game(make_tournament, arbitrator, (pack, key))
+    # A 2-round game's file with a correction whose reason is far too long: a file above the limit.
+    results = _results(game_file, pack, players=20, seed=4, sequence=1, final=True)
+    body = {name: value for name, value in results.items() if name != results_files.SEAL_KEY}
+    body["corrections"][0]["why"] = "x" * RESULTS_FILE_MAX_BYTES
+    results = results_files.make_results_file(**{name: body[name] for name in (
+        "event", "game_id", "pack_sha256", "centre", "players", "corrections", "sequence", "final")})
+    text = results_files.results_bytes(results).decode()
+    assert len(text) > RESULTS_FILE_MAX_BYTES
+    version = CentreResults.objects.create(game=game, sequence=1, final=True, sha256=results_files.results_sha256(
+        results), text=text, push_state=CentreResults.Push.PENDING)
+
+    pushed = centre_results.push_results(version.pk)
+    assert pushed.outcome == "refused" and pushed.answer["status"] == 413, pushed
+    assert pushed.answer["code"] == "results_too_large" and str(RESULTS_FILE_MAX_BYTES) in pushed.answer["message"]
+    kept = CentreResults.objects.get(pk=version.pk)
+    assert (kept.push_state, kept.push_attempts) == (CentreResults.Push.REFUSED, 1)
+    assert not ResultsFile.objects.filter(event=event).exists()
