@@ -15,7 +15,8 @@ Why at the edge, and why the last byte:
   trickle.
 
 Size: an API body (``/api/``) above Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (2.5 MB), or a game record's
-own cap on its import path (``MAX_RECORD_BYTES``), is refused with 413 ``too_large`` in the API's error
+own cap on its import path (``MAX_RECORD_BYTES``), or a centre's results file's on its push path
+(``RESULTS_FILE_MAX_BYTES``, 8 MiB), is refused with 413 ``too_large`` in the API's error
 shape before a byte of it is read; any other body (the console's uploads: a word list, a record) above
 ``ARBITER_PAGE_MAX_BODY_BYTES``, with a plain 413. A body is held in memory up to 256 KiB, on disk past
 that. A chunked body (``Transfer-Encoding: chunked``) is read whole the same way and handed on with its
@@ -40,6 +41,7 @@ logger = logging.getLogger(__name__)
 
 PREFIX = "/api/"
 RECORD_IMPORT = re.compile(r"/api/tournaments/\d+/imports/record")
+RESULTS_PUSH = re.compile(r"/api/events/\d+/results")
 IN_MEMORY = 256 * 1024  # a body larger than this waits on disk, not in memory
 REPLAY_CHUNK = 64 * 1024
 
@@ -58,6 +60,10 @@ def _limit(path: str) -> int:
         from tournaments.sheets.views import MAX_RECORD_BYTES
 
         return MAX_RECORD_BYTES
+    if RESULTS_PUSH.fullmatch(path):
+        from tournaments.limits import RESULTS_FILE_MAX_BYTES
+
+        return RESULTS_FILE_MAX_BYTES
     return int(_setting("DATA_UPLOAD_MAX_MEMORY_SIZE", 2621440))
 
 

@@ -15,7 +15,8 @@ the console's "Results file" button downloads the latest (the offline path: a US
 ``push_results`` makes one attempt to send a version to the organiser (``ARBITER_ORGANISER_URL``, its event
 ``ARBITER_ORGANISER_EVENT``, this centre's ``ARBITER_ORGANISER_TOKEN``): ``POST {url}/api/events/{event}/results``
 with the file's canonical JSON. A 2xx (including the organiser's "already received") is the acknowledgement; a
-4xx is a refusal, logged and shown on the console, not tried again; anything else (a 5xx, the organiser down or
+4xx is a refusal, logged and shown on the console, not tried again (a file above ``RESULTS_FILE_MAX_BYTES``, which
+the organiser refuses unread, is refused here without being sent); anything else (a 5xx, the organiser down or
 silent) is tried again by the worker after ``retry_delay`` seconds, at most ``ARBITER_RESULTS_PUSH_ATTEMPTS``
 times. A version superseded by a later one is not pushed (the later one is).
 
@@ -38,7 +39,7 @@ from django.utils import timezone
 
 from tournaments import results_files, seal, selectors
 from tournaments.errors import Conflict
-from tournaments.limits import PUSH_ANSWER_MAX
+from tournaments.limits import PUSH_ANSWER_MAX, RESULTS_FILE_MAX_BYTES
 from tournaments.models import CentreResults, Game, GamePack, LateSlip, LogEntry, Player, Result, Round
 from tournaments.packs import fingerprint, public_text
 from tournaments.relay_models import RelayLink
@@ -218,8 +219,19 @@ def push_results(results_id: int, *, last_attempt: bool = False) -> Pushed:
                 push_state=CentreResults.Push.PENDING):
             return Pushed("superseded")
         version = CentreResults.objects.get(pk=newest.pk)
+    data = version.text.encode()
+    if len(data) > RESULTS_FILE_MAX_BYTES:
+        # The organiser refuses it before reading it (413, often seen here as a reset connection): sending it
+        # again would never land. Refused here, shown on the tab; nothing is sent.
+        answer = {"status": 413, "code": "results_too_large",
+                  "message": f"the results file weighs {len(data)} bytes, above the {RESULTS_FILE_MAX_BYTES} bytes "
+                             "an organiser receives: it was not sent"[:PUSH_ANSWER_MAX]}
+        _record(version, CentreResults.Push.REFUSED, answer)
+        logger.warning("results of game %s v%s not pushed: %s bytes, above %s", version.game_id, version.sequence,
+                       len(data), RESULTS_FILE_MAX_BYTES)
+        return Pushed("refused", answer)
     token = str(getattr(settings, "ARBITER_ORGANISER_TOKEN", "") or "")
-    request = urllib.request.Request(address, data=version.text.encode(), method="POST", headers={
+    request = urllib.request.Request(address, data=data, method="POST", headers={
         "Content-Type": "application/json", "Accept": "application/json",
         **({"Authorization": f"Bearer {token}"} if token else {})})
     try:

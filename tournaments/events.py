@@ -4,8 +4,9 @@ centres (their public keys, typed or accepted on first use once the fingerprint 
 push tokens, stored as SHA-512 digests only), the results files received (online with a centre's token, offline
 through the console) and the merged standings (engine/merge.py) over the latest version of each centre's game.
 
-Receiving a file (``results_receive``): it is read and named by its content hash; a file already received is
-answered as such (a retrying centre stops), never as an error; otherwise it is verified with
+Receiving a file (``results_receive``): it is read and named by its content hash; the version counted, received
+again, is answered as such (a retrying centre stops), never as an error; a version received before and since
+replaced by a later one is refused (409 ``results_replayed``); otherwise it is verified with
 ``results_files.verify_results`` against its centre's key and the unlocked game; a later version of a centre's
 game replaces the one counted, which stays in the history; a refused file stores nothing. The verdicts the
 organiser's judge gives otherwise are listed (``differences``) for review and never changed.
@@ -220,6 +221,8 @@ def results_receive(*, event: Event, raw, centre: Centre | None = None, via: str
         raise ServiceError("results_other_centre", params={"centre": named})
     held = ResultsFile.objects.filter(event=event, sha256=digest).select_related("centre").first()
     if held is not None and held.centre.code == named:
+        if not held.current:  # an earlier version sent again after a later one: a replay, not a retry
+            raise Conflict("results_replayed", params={"sha256": digest[:16], "sequence": held.sequence})
         return held, False
     if centre is None:
         centre = event.centres.filter(code=named).first()

@@ -34,6 +34,9 @@ LICENSEES_ERRORS_SHOWN = 50  # a refused file lists at most this many bad rows (
 EVENT_NAME_MAX = 200  # a simultaneous event's name, as its packs and results files carry it
 CENTRE_CODE_MAX = 100  # a centre's id in its results files
 CENTRE_NAME_MAX = 200
-RESULTS_FILE_MAX_BYTES = 4 * 1024 * 1024  # a centre's results file (40 players x 20 rounds weigh about 100 kB)
+# A centre's results file, pushed (arbiter/bodies.py lets it through on its route) or uploaded: about 120 bytes per
+# player per round (2,000 players x 20 rounds weigh 4.8 MB: tests/tournaments/test_results_push_http.py), so this
+# carries 2,000 players x 20 rounds at up to 200 bytes each.
+RESULTS_FILE_MAX_BYTES = 8 * 1024 * 1024
 PUSH_ANSWER_MAX = 500  # characters of the organiser's answer to a centre's push kept and shown (centre_results.py)
 RESULTS_VERSIONS_SHOWN = 50  # the console's Results file tab lists a game's latest versions, at most this many

@@ -287,6 +287,30 @@ def fingerprint(public: str) -> str:
     return "-".join(symbols[i:i + 4] for i in range(0, 16, 4))
 
 
+def typed_fingerprint(text: str) -> str:
+    """A fingerprint as typed or read out, compared as the key is typed: case, O for 0, I and L for 1, spaces
+    and dashes do not matter."""
+    return "".join(_TYPED.get(ch, ch) for ch in str(text or "").upper() if ch not in " -\t\n")
+
+
+def trust_value(text: str) -> tuple[str, str]:
+    """What a centre was given to trust an organiser, sorted out: ("key", the 43-character public key) or
+    ("fingerprint", its 16 symbols as ``typed_fingerprint`` compares them); ValueError for anything else."""
+    text = str(text or "").strip()
+    try:
+        raw = _unb64(text)
+        if len(raw) == 32:
+            Ed25519PublicKey.from_public_bytes(raw)
+            return "key", text.rstrip("=")
+    except (binascii.Error, ValueError):
+        pass
+    typed = typed_fingerprint(text)
+    if len(typed) == 16 and all(ch in CROCKFORD for ch in typed):
+        return "fingerprint", typed
+    raise ValueError(f"{text[:60]!r} is neither an organiser's public key (43 characters) nor its fingerprint "
+                     "(16 symbols, e.g. TZZS-RS6M-RVQJ-AS31)")
+
+
 def trusted_keys() -> set[str]:
     """The organisers this installation trusts: its own key and ``ARBITER_TRUSTED_ORGANISER_KEYS``."""
     from django.conf import settings
@@ -366,12 +390,15 @@ def _parse(raw) -> dict:
     return raw
 
 
-def verify_pack(raw, *, trusted: set[str] | None = None, lexicon_sha256=None) -> VerifiedPack:
+def verify_pack(raw, *, trusted: set[str] | None = None, lexicon_sha256=None,
+                fingerprints=frozenset()) -> VerifiedPack:
     """Check a pack before anything else: a pack (bytes, text or parsed) changed since it was signed is
     refused (``pack_altered``), one signed by a key not ``trusted`` (default ``trusted_keys()``) too
     (``pack_untrusted``, with the key's fingerprint), and one whose word list is not the one this
     installation holds under that name (``pack_wrong_lexicon``; ``lexicon_sha256(name)`` gives this
-    installation's, None when it holds none). Nothing is decrypted."""
+    installation's, None when it holds none). A signer whose fingerprint is one of ``fingerprints`` (as
+    ``typed_fingerprint`` gives them: read out by the organiser on the phone) is trusted too. Nothing is
+    decrypted."""
     pack = _parse(raw)
     body = {name: value for name, value in pack.items() if name != SEAL_KEY}
     mark = pack[SEAL_KEY]
@@ -383,7 +410,8 @@ def verify_pack(raw, *, trusted: set[str] | None = None, lexicon_sha256=None) ->
     except (InvalidSignature, ValueError, TypeError, binascii.Error):
         raise ServiceError("pack_altered") from None
     signer = public_text(public)
-    if signer not in (trusted_keys() if trusted is None else {str(k).strip().rstrip("=") for k in trusted}):
+    if (signer not in (trusted_keys() if trusted is None else {str(k).strip().rstrip("=") for k in trusted})
+            and typed_fingerprint(fingerprint(signer)) not in fingerprints):
         raise ServiceError("pack_untrusted", params={"fingerprint": fingerprint(signer), "key": signer})
     name, wanted = str(pack["lexicon"].get("name", "")), str(pack["lexicon"].get("sha256", ""))
     if lexicon_sha256 is None:
@@ -397,10 +425,11 @@ def verify_pack(raw, *, trusted: set[str] | None = None, lexicon_sha256=None) ->
     return VerifiedPack(pack, pack_sha256(pack), signer, fingerprint(signer))
 
 
-def unlock_pack(raw, key, *, trusted: set[str] | None = None, lexicon_sha256=None) -> GameFile:
+def unlock_pack(raw, key, *, trusted: set[str] | None = None, lexicon_sha256=None,
+                fingerprints=frozenset()) -> GameFile:
     """The game of a pack, verified (``verify_pack``) then decrypted with the key (bytes, or the text typed
     or scanned: ``read_key``). 400 ``wrong_pack_key`` when the key does not open it."""
-    verified = verify_pack(raw, trusted=trusted, lexicon_sha256=lexicon_sha256)
+    verified = verify_pack(raw, trusted=trusted, lexicon_sha256=lexicon_sha256, fingerprints=fingerprints)
     pack = verified.pack
     if not isinstance(key, bytes):
         key = read_key(key, verified.sha256)

@@ -190,6 +190,7 @@ def test_the_assignment_is_a_permutation_fixed_by_the_commitment_and_the_beacon(
     _refused("bad_pack", packs.assign, hashes[:2], events, "beacon-1")
 
 
+@pytest.mark.django_db
 def test_the_command_draws_seals_verifies_and_unlocks(tmp_path, capsys):
     game, pack, key = tmp_path / "game.json", tmp_path / "pack.json", tmp_path / "key.txt"
     call_command("pack", "draw", "--seed", "31", "--max-rounds", "10", "--out", str(game))

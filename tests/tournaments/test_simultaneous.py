@@ -227,7 +227,7 @@ class Centre:
         """The centre's own key, made at its install (DATA_DIR/signing.key), as ``arbiter manage pack key`` prints it."""
         out = subprocess.run([sys.executable, "-m", "arbiter", "manage", "pack", "key"], cwd=ROOT, env=self.env,
                              capture_output=True, text=True, timeout=120)
-        found = re.search(r"organiser key (\S+)", out.stdout)
+        found = re.search(r"^public key (\S+)$", out.stdout, re.M)
         assert found, out.stdout + out.stderr
         return found.group(1)
 

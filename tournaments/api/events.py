@@ -125,8 +125,9 @@ class EventResultsView(ApiView):
                    "key and the event's unlocked game: refused bad_results, results_altered, results_forged, "
                    "results_wrong_event, results_outdated (an earlier or equal version than the one held), results_totals, "
                    "results_other_centre (the file names another centre); 409 centre_key_unconfirmed (the centre's "
-                   "key awaits the organiser's check by phone: send again once accepted), event_game_locked. A "
-                   "refused file stores nothing. Idempotent by content hash; a later version replaces the one "
+                   "key awaits the organiser's check by phone: send again once accepted), event_game_locked, "
+                   "results_replayed (a version received before and since replaced by a later one). A "
+                   "refused file stores nothing. Idempotent by content hash for the version counted; a later version replaces the one "
                    "counted and stays in the history.")
     def post(self, request, event_id: int):
         centre = request.user.centre

@@ -5,10 +5,15 @@ docs/packs.md).
     manage.py pack import record.json --out game.json                   # a game from a game record
     manage.py pack profile game.json                                    # rounds, tops, bingos, hardest rounds
     manage.py pack seal game.json --event "SF 2026" --game-id G3 --out pack.json --key-out G3.key
-    manage.py pack verify pack.json [--trust KEY]                       # signature, changes, word list
-    manage.py pack unlock pack.json --key "XXXX-XXXX-..." [--out game.json]
+    manage.py pack verify pack.json [--trust FINGERPRINT|KEY]           # signature, changes, word list
+    manage.py pack unlock pack.json --key "XXXX-XXXX-..." [--trust FINGERPRINT|KEY] [--out game.json]
     manage.py pack assign --event E1 --event E2 --pack a.json --pack b.json [--beacon VALUE]
-    manage.py pack key                                                  # this installation's organiser key
+    manage.py pack key                                                  # this installation's public key
+
+``--trust`` takes the organiser's fingerprint as read out on the phone (``TZZS-RS6M-RVQJ-AS31``) or its whole
+public key, and adds it to the organisers this installation trusts (the setting, its own key, and those trusted
+at the console). A value beginning with ``-`` (one public key in 64 does) is taken as the value, as
+``--trust=KEY`` is.
 """
 
 from __future__ import annotations
@@ -27,6 +32,13 @@ def _read_json(path: str):
     try:
         return json.loads(Path(path).read_bytes())
     except (OSError, ValueError) as error:
+        raise CommandError(f"cannot read {path}: {error}") from None
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
         raise CommandError(f"cannot read {path}: {error}") from None
 
 
@@ -49,8 +61,35 @@ def _rule(text: str) -> tuple[str, object]:
         raise CommandError(f"--rule {name}: {value!r} is not a number nor true/false") from None
 
 
+VALUED = ("--trust", "--key")  # options whose value may begin with "-"
+
+
+def _joined(args) -> list[str]:
+    """``--trust -AbC...`` as ``--trust=-AbC...``: argparse takes a word beginning with "-" for an option, so a
+    public key beginning with "-" would leave ``--trust`` with no value ("expected one argument")."""
+    args, out, i = [str(a) for a in args], [], 0
+    while i < len(args):
+        if args[i] in VALUED and i + 1 < len(args) and args[i + 1].startswith("-"):
+            out.append(f"{args[i]}={args[i + 1]}")
+            i += 2
+        else:
+            out.append(args[i])
+            i += 1
+    return out
+
+
 class Command(BaseCommand):
     help = "Draw, profile, seal, verify and unlock pre-drawn games (sealed packs), and draw which goes to which event."
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parse_args = parser.parse_args
+
+        def parse(args=None, namespace=None):
+            return parse_args(None if args is None else _joined(args), namespace)
+
+        parser.parse_args = parse
+        return parser
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
@@ -81,28 +120,50 @@ class Command(BaseCommand):
         seal.add_argument("--key-out", help="also write the key to this file (readable by its owner only)")
         verify = sub.add_parser("verify", help="check a pack's signature, content and word list")
         verify.add_argument("pack")
-        verify.add_argument("--trust", action="append", default=None, help="an organiser's public key to trust")
+        trust_help = ("an organiser to trust: its fingerprint as read out on the phone, or its public key "
+                      "(repeatable)")
+        verify.add_argument("--trust", action="append", default=[], help=trust_help)
         unlock = sub.add_parser("unlock", help="open a pack with its key")
         unlock.add_argument("pack")
         unlock.add_argument("--key", required=True, help="the key as typed, or the QR code's text")
-        unlock.add_argument("--trust", action="append", default=None)
+        unlock.add_argument("--trust", action="append", default=[], help=trust_help)
         unlock.add_argument("--out", help="write the game file here")
         assign = sub.add_parser("assign", help="which pack goes to which event, from a public random value")
         assign.add_argument("--event", action="append", required=True, help="an event, in the published order")
         assign.add_argument("--pack", action="append", required=True, help="a pack file, or its SHA-256")
         assign.add_argument("--beacon", help="the public random value (e.g. the drand round's randomness)")
-        sub.add_parser("key", help="this installation's organiser key and its fingerprint")
+        sub.add_parser("key", help="this installation's public key and its fingerprint (its packs' and results "
+                       "files' signer)")
 
     def handle(self, *args, action, **options):
         try:
             getattr(self, f"_{action}")(**options)
         except ServiceError as error:
-            raise CommandError(f"{error.code}: {error.message}") from None
+            hint = ""
+            if error.code == "pack_untrusted":
+                hint = f"; once checked, give it: --trust {error.params['fingerprint']}"
+            raise CommandError(f"{error.code}: {error.message}{hint}") from None
 
-    def _trusted(self, trust):
-        from tournaments import packs
+    def _trusted(self, trust) -> dict:
+        """The organisers trusted here (the setting, this installation's key, those trusted at the console) and
+        those given with ``--trust``: keys, and fingerprints read out on the phone."""
+        from django.db import DatabaseError
 
-        return None if trust is None else packs.trusted_keys() | set(trust)
+        from tournaments import centre, packs
+
+        try:
+            keys = centre.trusted_keys()
+        except DatabaseError as error:  # no database here: the setting and --trust only
+            self.stderr.write(f"the organisers trusted at the console are not read (no database: {error})")
+            keys = packs.trusted_keys()
+        fingerprints = set()
+        for text in trust:
+            try:
+                kind, value = packs.trust_value(text)
+            except ValueError as error:
+                raise CommandError(f"--trust: {error}") from None
+            (keys if kind == "key" else fingerprints).add(value)
+        return {"trusted": keys, "fingerprints": frozenset(fingerprints)}
 
     def _draw(self, *, seed, lexicon, tileset, ruleset, rule, labelling, max_rounds, out, **options):
         variant, timing = options.get("variant") or "duplicate", options.get("timing") or "normal"
@@ -167,7 +228,7 @@ class Command(BaseCommand):
     def _verify(self, *, pack, trust, **_):
         from tournaments import packs
 
-        verified = packs.verify_pack(Path(pack).read_bytes(), trusted=self._trusted(trust))
+        verified = packs.verify_pack(_read_bytes(pack), **self._trusted(trust))
         header = verified.header
         self.stdout.write(f"pack of event {header['event']!r}, game {header['game_id']!r}; word list "
                           f"{header['lexicon']['name']} (SHA-256 {header['lexicon']['sha256']}), tiles "
@@ -178,7 +239,7 @@ class Command(BaseCommand):
     def _unlock(self, *, pack, key, trust, out, **_):
         from tournaments import packs
 
-        game = packs.unlock_pack(Path(pack).read_bytes(), key, trusted=self._trusted(trust))
+        game = packs.unlock_pack(_read_bytes(pack), key, **self._trusted(trust))
         if out:
             _write(out, json.dumps(game.as_dict(), indent=1).encode(), private=True)
         self._print_profile(game, 3)
@@ -198,5 +259,10 @@ class Command(BaseCommand):
 
     def _key(self, **_):
         from tournaments import packs, seal
+        from tournaments.centre_results import centre_identity
 
-        self.stdout.write(f"organiser key {seal.public_key()}\nfingerprint {packs.fingerprint(seal.public_key())}")
+        key = seal.public_key()
+        self.stdout.write(f"public key {key}\nfingerprint {packs.fingerprint(key)}\n"
+                          f"centre id {centre_identity()['id']}\n"
+                          "It signs the packs this installation seals (as an organiser: the centres trust it) and "
+                          "the results files it sends (as a centre: the organiser registers it with the centre id).")
