@@ -68,7 +68,7 @@ def test_the_games_arbitrators_see_every_row_whole_and_a_player_their_own(club):
 
 def test_an_arbitrator_without_a_role_in_the_game_reads_as_the_public(club, arbitrator, client):
     game, eve = club
-    GameArbitrator.objects.create(game_id=game.id, user=arbitrator, role=GameArbitrator.Role.HEAD)
+    GameArbitrator.objects.get_or_create(game_id=game.id, user=arbitrator, defaults={"role": GameArbitrator.Role.HEAD})
     other = get_user_model().objects.create_user("visiting", password="x" * 12, is_staff=True)
     for url in _urls(game):
         rows = _rows(_token_client(issue_api_token(other)[0]), url)
