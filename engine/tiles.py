@@ -332,7 +332,11 @@ class TileSet:
             raise TileReadingError("no_tile", text=(text or "").strip(), tileset=self.name)
         if len(readings) > 1:
             shown = " / ".join(" ".join(self.labels(r)) for r in readings)
-            raise TileReadingError("ambiguous_rack", text=(text or "").strip(), readings=shown)
+            # The hint names a tile of several letters of this reading, in this set (Catalan [NY], Spanish [CH]).
+            several = [label for r in readings for label in self.labels(r) if len(label) > 1]
+            several += [letter.shown for letter in self.letters if len(letter.shown) > 1]
+            example = f"[{several[0]}]" if several else "[?]"
+            raise TileReadingError("ambiguous_rack", text=(text or "").strip(), readings=shown, example=example)
         return readings[0]
 
     # -- reading written words ---------------------------------------------------------------------------

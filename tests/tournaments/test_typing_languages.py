@@ -102,3 +102,14 @@ def test_a_spanish_slip_with_a_decomposed_enye_is_taken(arbitrator_client, tmp_p
     slip = phone.post(f"{url}/rounds/1/slips", {"key": "k1", "word": "N\u0303ANDU", "ref": "H4", "score": 0},
                       format="json")
     assert slip.status_code in (200, 201), slip.content.decode()
+
+
+def test_a_rack_that_reads_two_ways_is_refused_with_a_hint_from_its_own_tiles(arbitrator_client, tmp_path,
+                                                                               isolated_cache):
+    _t, g, url = _game(arbitrator_client, tmp_path, "spanish", SPANISH_WORDS)
+    answer = _draw(arbitrator_client, url, "ARRESTO")
+    error = expect(answer, 400)["error"]
+    assert error["code"] == "ambiguous_rack"
+    assert "A RR E S T O / A R R E S T O" in error["message"]
+    assert error["message"].endswith("e.g. [RR]"), error["message"]  # not [CH], which the rack does not hold
+    assert not Round.objects.filter(game_id=g["id"]).exists()
