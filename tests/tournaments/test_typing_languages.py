@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.management import call_command
 
 from engine.tiles import load_tileset
-from tournaments.models import Round
+from tournaments.models import Round, Tournament
 
 from .api_support import bearer_client, expect
 
@@ -113,3 +115,28 @@ def test_a_rack_that_reads_two_ways_is_refused_with_a_hint_from_its_own_tiles(ar
     assert "A RR E S T O / A R R E S T O" in error["message"]
     assert error["message"].endswith("e.g. [RR]"), error["message"]  # not [CH], which the rack does not hold
     assert not Round.objects.filter(game_id=g["id"]).exists()
+
+
+def test_a_spanish_tournament_on_an_english_list_is_refused_stating_the_share(arbitrator_client, isolated_cache):
+    answer = arbitrator_client.post("/api/tournaments", {"name": "Torneo", "lexicon": "TWL06", "tileset": "spanish"},
+                                    format="json")
+    error = expect(answer, 400)["error"]
+    assert error["code"] == "tileset_mismatch", error
+    share = re.search(r"^(\d+\.\d)% of the words of TWL06 \((\d+) of (\d+), e\.g\. (\w+)\)", error["message"])
+    assert share, error["message"]
+    unwritable, total = int(share.group(2)), int(share.group(3))
+    assert float(share.group(1)) == round(100 * unwritable / total, 1) and unwritable > total / 100
+    assert {"K", "W"} & set(share.group(4)), share.group(4)  # a word the Spanish set cannot write
+    assert "(english)" in error["message"]
+    assert not Tournament.objects.filter(name="Torneo").exists()
+    # The list's own set, and a list imported with the set, are accepted.
+    expect(arbitrator_client.post("/api/tournaments", {"name": "Club", "lexicon": "TWL06", "tileset": "english"},
+                                  format="json"), 201)
+
+
+def test_a_list_imported_with_one_set_is_refused_with_another(arbitrator_client, tmp_path, isolated_cache):
+    _game(arbitrator_client, tmp_path, "catalan", CATALAN_WORDS)  # CLUBCATA, imported with the Catalan set
+    error = expect(arbitrator_client.post("/api/tournaments", {
+        "name": "Club", "lexicon": "CLUBCATA", "tileset": "english"}, format="json"), 400)["error"]
+    assert error["code"] == "tileset_mismatch"
+    assert "of the words of CLUBCATA" in error["message"] and "(catalan)" in error["message"]
