@@ -167,3 +167,19 @@ def test_dutch_and_german_values_from_wolges():
     assert [(de.full_bag().count(ch), de.value(ch)) for ch in "ENΔΘΛY"] == [
         (15, 1), (9, 1), (1, 6), (1, 8), (1, 6), (1, 10)]
     assert de.labels("ΔΘΛ") == ["Ä", "Ö", "Ü"]
+
+
+def test_a_play_that_disagrees_with_the_board_is_refused_in_labels(tmp_path):
+    from engine.board import Board
+    from engine.checking import PlayError, check_play
+    from engine.lexicon import import_lexicon
+    from engine.rules import variant_rules
+
+    es = load_tileset("spanish")
+    rows = ["." * 15] * 7 + ["...SEΞAS......."] + ["." * 15] * 7  # SERRAS on row H from column 4
+    lexicon = import_lexicon("ESPRUEBA", ["SERRAS", "SERAÑO"], es, cache_dir=tmp_path).lexicon
+    with pytest.raises(PlayError) as caught:
+        check_play(Board.from_rows(rows), "AEIOUΔS", es.spell("SERAÑO"), 7, 3, True, lexicon, es,
+                   variant_rules("duplicate"))
+    assert caught.value.reason == "does_not_fit"
+    assert str(caught.value) == "SERAÑO: the board has RR where R is written", str(caught.value)

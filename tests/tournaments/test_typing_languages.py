@@ -140,3 +140,23 @@ def test_a_list_imported_with_one_set_is_refused_with_another(arbitrator_client,
         "name": "Club", "lexicon": "CLUBCATA", "tileset": "english"}, format="json"), 400)["error"]
     assert error["code"] == "tileset_mismatch"
     assert "of the words of CLUBCATA" in error["message"] and "(catalan)" in error["message"]
+
+
+def test_answers_and_refusals_speak_in_labels_never_storage_characters(arbitrator_client, tmp_path, isolated_cache):
+    t, g, url = _game(arbitrator_client, tmp_path, "catalan", CATALAN_WORDS)
+    table = {row["tile"]: row["label"] for row in t["tiles"]}  # the tournament's label table
+    assert table["W"] == "L·L" and table["Q"] == "QU" and table["Y"] == "NY" and table["K"] == "Ç"
+    drawn = expect(_draw(arbitrator_client, url, "COL.LEGIS"), 201)
+    assert sorted(drawn["rack_labels"]) == sorted(["C", "O", "L·L", "E", "G", "I", "S"])
+    detail = expect(arbitrator_client.get(f"{url}/rounds/1"), 200)
+    assert sorted(detail["rack_labels"]) == sorted(drawn["rack_labels"])
+    assert len(detail["board_labels"]) == 15 and all(row == ["."] * 15 for row in detail["board_labels"])
+
+
+def test_a_rack_refused_by_the_bag_is_named_by_its_labels(arbitrator_client, tmp_path, isolated_cache):
+    _t, _g, url = _game(arbitrator_client, tmp_path, "spanish", SPANISH_WORDS)
+    error = expect(_draw(arbitrator_client, url, "[CH][CH]AEIOU"), 409)["error"]
+    assert error["code"] == "not_in_bag"
+    assert error["message"] == "[CH][CH]AEIOU: [CH] not in the bag", error["message"]
+    error = expect(_draw(arbitrator_client, url, "[RR]AEIO"), 409)["error"]
+    assert error["code"] == "wrong_size" and error["message"].startswith("[RR]AEIO:"), error["message"]

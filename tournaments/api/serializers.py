@@ -597,6 +597,16 @@ class TokenSerializer(BodySerializer):
 
 
 class TournamentSerializer(serializers.Serializer):
+    tiles = serializers.SerializerMethodField(
+        help_text="The tile set's label table: each tile's storage character (tile, as racks, boards and words "
+                  "hold it), its label (what players read and type), count and value; '?' the blanks.")
+
+    def get_tiles(self, tournament) -> list[dict]:
+        tiles = tournament.tiles
+        table = [{"tile": letter.letter, "label": letter.shown, "count": letter.count, "value": letter.value}
+                 for letter in tiles.letters]
+        return [*table, {"tile": "?", "label": "?", "count": tiles.blanks, "value": tiles.blank_value}]
+
     id = serializers.IntegerField()
     name = serializers.CharField()
     lexicon = serializers.CharField()
@@ -646,6 +656,8 @@ class RegisteredPlayerSerializer(serializers.Serializer):
 class RoundDrawnSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     rack = serializers.CharField()
+    rack_labels = serializers.SerializerMethodField(help_text="The rack's tiles by their labels (L·L, CH, ? a "
+                                                    "blank): rack holds one storage character a tile.")
     kept = serializers.CharField()
     drawn = serializers.CharField()
     rejected = serializers.ListField(child=serializers.CharField())
@@ -654,6 +666,9 @@ class RoundDrawnSerializer(serializers.Serializer):
     replaced = serializers.CharField(
         help_text="Explosive: the letter that took the new blank's place (a typed rack: take it out of the bag "
                   "and put the blank back); empty when the blank stayed, and in any other game.")
+
+    def get_rack_labels(self, round) -> list[str]:
+        return round.game.tournament.tiles.labels(round.rack)
 
 
 class RoundStartedSerializer(serializers.Serializer):
@@ -797,6 +812,8 @@ class PlayPlainSerializer(serializers.Serializer):
     word = serializers.CharField()
     ref = serializers.CharField()
     score = serializers.IntegerField()
+    word_labels = serializers.CharField(required=False, help_text="The word in the tiles' labels (COL·LEGI, "
+                                        "COCHE; a blank's label in lowercase), where word holds storage characters.")
 
 
 class ResultRowSerializer(BodySerializer):
@@ -847,6 +864,11 @@ class RoundDetailSerializer(BodySerializer):
     number = serializers.IntegerField()
     status = serializers.CharField()
     rack = serializers.CharField()
+    rack_labels = serializers.ListField(child=serializers.CharField(), required=False,
+                                        help_text="The rack's tiles by their labels (L·L, CH, ? a blank).")
+    board_labels = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), required=False,
+                                         help_text="The board's rows, each square's label ('.' empty, lowercase "
+                                                   "a blank).")
     kept = serializers.CharField(allow_blank=True)
     drawn = serializers.CharField(allow_blank=True)
     rejected = serializers.ListField(child=serializers.CharField())
