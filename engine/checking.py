@@ -33,14 +33,19 @@ class PlayError(Exception):
         self.missing = list(missing or [])
 
 
-def _placement(view, span, word: str) -> dict:
+def _shown(stored: str, tileset) -> str:
+    """Stored tiles by their labels (Spanish ``Ξ`` is RR), as players read them."""
+    return tileset.show(stored) if tileset is not None else stored
+
+
+def _placement(view, span, word: str, tileset=None) -> dict:
     """{square: tile} of the new tiles (squares of the view), or PlayError."""
     if span is None:
-        raise PlayError("does_not_fit", f"{word} does not fit on the board from there")
+        raise PlayError("does_not_fit", f"{_shown(word, tileset)} does not fit on the board from there")
     first, end = span.start, span.stop
     if (first % SIZE and view[first - 1]) or (end % SIZE and view[end]):
         raise PlayError(
-            "does_not_fit", f"{word} is not the whole word: the board has a tile just before or after it"
+            "does_not_fit", f"{_shown(word, tileset)} is not the whole word: the board has a tile just before or after it"
         )
     placed = {}
     for i, ch in zip(span, word, strict=True):
@@ -49,10 +54,11 @@ def _placement(view, span, word: str) -> dict:
             placed[i] = encode(ch)
         elif on_board & LETTER_MASK != letter_code(ch):
             raise PlayError(
-                "does_not_fit", f"{word}: the board has {decode(on_board & LETTER_MASK)} where {ch.upper()} is written"
+                "does_not_fit", f"{_shown(word, tileset)}: the board has {_shown(decode(on_board & LETTER_MASK), tileset)} where "
+                f"{_shown(ch.upper(), tileset)} is written"
             )
     if not placed:
-        raise PlayError("does_not_fit", f"{word} places no new tile")
+        raise PlayError("does_not_fit", f"{_shown(word, tileset)} places no new tile")
     return placed
 
 
@@ -88,7 +94,7 @@ def check_play(board, rack: str, word: str, row: int, col: int, horizontal: bool
     lane = lanes(horizontal)
     view = board.view(horizontal)
     span = lane.span(row, col, len(word))
-    placed = _placement(view, span, word)
+    placed = _placement(view, span, word, tileset)
     _connection(board, view, lane, placed, span)
     _rack(placed, rack, tileset)
     if len(placed) > rules.max_placed:

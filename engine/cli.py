@@ -8,7 +8,9 @@
 - ``simulate``: plays a whole duplicate game from a seed and prints its record.
 - ``check``: JSON lines ``{"board", "rack", "round", "word", "ref", "claimed"}`` on stdin, one
   judgement out per slip: ``{"paid", "outcome", "reason", "message"}`` (``round`` defaults to 2, the
-  board to the empty board).
+  board to the empty board).  The rack and the word are read as typed with the set's labels (``COL·LEGIS``,
+  ``COL.LEGIS``, ``[CH]AEIOU``; docs/rules.md "Typing words and racks"); ``--variant`` judges by that
+  variant's rules (``seven_of_eight``: eight tiles on the rack, seven placed).
 - ``warm``: loads the lexicon and readies the search: the compiled one (``engine.kernel``) is compiled once
   per machine (a few tens of seconds) and loaded from its cache after that.  Prints which search runs.
 """
@@ -28,9 +30,9 @@ from .drawing import RackError, draw_rack, format_rack, game_is_over
 from .lexicon import load_lexicon
 from .master import choose_master, leave
 from .notation import LABELLINGS, format_ref
-from .rules import PRESET_NAMES, rules_preset
+from .rules import PRESET_NAMES, VARIANT_NAMES, rules_preset, variant_rules
 from .search import find_tops, warm_up
-from .tiles import load_tileset
+from .tiles import TileReadingError, load_tileset
 
 # Cancelled rounds in a row after which the game is declared over (no playable rack found).
 _MAX_CANCELLED_IN_A_ROW = 50
@@ -59,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="judge slips given as JSON lines on stdin")
     common(check)
     check.add_argument("--labelling", default="rows-letters", choices=LABELLINGS)
+    check.add_argument("--variant", default="duplicate", choices=VARIANT_NAMES,
+                       help="the variant whose rules judge the slips (joker, seven_of_eight...)")
 
     warm = commands.add_parser("warm", help="ready the search (compiled once per machine) and the lexicon")
     common(warm)
@@ -71,7 +75,8 @@ def main(argv=None) -> int:
         return run_warm(args)
     try:
         tileset = load_tileset(args.tileset)
-        rules = rules_preset(args.ruleset)
+        rules = (variant_rules(args.variant, ruleset=args.ruleset) if getattr(args, "variant", None)
+                 else rules_preset(args.ruleset))
         lexicon = load_lexicon(args.lexicon, cache_dir=args.lexicon_cache)
     except (ValueError, LookupError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -203,6 +208,19 @@ def run_tops(stdin, stdout, lexicon, tileset, rules) -> int:
     return status
 
 
+def _rack_read(typed: str, tileset) -> str:
+    """A rack as typed with the set's labels (``COL·LEGI``, ``[CH]AEIOU``), read by the set's rule
+    (docs/rules.md "Typing words and racks"); storage characters are still taken (``ΘAEIOU``)."""
+    if tileset.plain:
+        return typed
+    try:
+        return tileset.read_rack(typed)
+    except TileReadingError:
+        if typed and all(ch == "?" or tileset.has_letter(ch) for ch in typed):
+            return typed
+        raise
+
+
 def run_check(stdin, stdout, lexicon, tileset, rules, labelling) -> int:
     from .judging import Slip, judge_slip  # only this command needs play checking
 
@@ -213,7 +231,8 @@ def run_check(stdin, stdout, lexicon, tileset, rules, labelling) -> int:
                 board = Board.from_rows(item["board"]) if item.get("board") else Board.empty()
                 slip = Slip(item.get("word"), item.get("ref"), item.get("claimed"))
                 judgement = judge_slip(
-                    board, item["rack"], int(item.get("round", 2)), slip, lexicon, tileset, rules, labelling
+                    board, _rack_read(item["rack"], tileset), int(item.get("round", 2)), slip, lexicon, tileset,
+                    rules, labelling
                 )
             except (KeyError, TypeError, ValueError) as problem:
                 error = f"line {number}: {problem!r}"

@@ -15,6 +15,7 @@ In both, the row's label written first means horizontal.  Input is lenient about
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from .layout import SIZE
@@ -155,9 +156,11 @@ def parse_word(text: str | None, tileset=None, max_length: int = SIZE) -> str:
     length counted in tiles (the judging reads it: ``judging.read_word``).
     Raise WordError("bad_word", **params) otherwise.
     """
-    word = (text or "").strip()
+    word = unicodedata.normalize("NFC", (text or "").strip())
     if not word:
         raise WordError("bad_word", word="", why="empty")
+    if tileset is not None and hasattr(tileset, "fold_typed"):
+        word = tileset.fold_typed(word)  # the diacritics the set's tiles do not have (ARRÉCHO is ARRECHO)
     if tileset is not None and not getattr(tileset, "plain", True):
         try:  # its stored characters (a word read back, or one written with the set's one-key aliases)
             return _parse_letters(word, tileset, max_length)

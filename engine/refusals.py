@@ -51,7 +51,7 @@ TEXTS = {
     # Typed racks read with a tile set's labels and aliases (tiles.TileReadingError).
     "no_tile": gettext_noop("%(text)s: not tiles of the set %(tileset)s"),
     "ambiguous_rack": gettext_noop("%(text)s can be read more than one way: %(readings)s; write a tile of "
-                                   "several letters in brackets, e.g. [CH]"),
+                                   "several letters in brackets, e.g. %(example)s"),
 }
 
 

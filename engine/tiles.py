@@ -196,8 +196,16 @@ class TileSet:
                     raise ValueError(f"tile set {name}: {alias!r} names two tiles")
                 typed[alias] = letter.letter
         self._typed = typed
+        # Aliases of several characters that no label writes (Catalan L.L and ĿL for L·L): a slip's word
+        # written with them reads as the tile (lowercase: a blank standing for it), as a rack does.
+        self._written = dict(labels)
+        for letter in self.letters:
+            for alias in letter.aliases:
+                if len(alias) > 1 and not alias.startswith("["):
+                    self._written.setdefault(_upper(alias), letter.letter)
         self._label_chars = frozenset("".join(labels))
         self._longest_label = max(len(label) for label in labels)
+        self._longest_written = max(len(w) for w in self._written)
         self._longest_typed = max(len(t) for t in typed)
 
     def __repr__(self) -> str:
@@ -271,25 +279,50 @@ class TileSet:
     # -- reading typed racks -----------------------------------------------------------------------------
 
     def rack_readings(self, text: str, limit: int = 16) -> list[str]:
-        """Every way the typed ``text`` reads as tiles (labels, aliases, ``?`` a blank), as stored strings;
-        at most ``limit`` of them.  Spaces are ignored; case is not (a rack has no assigned blanks)."""
-        typed = _upper("".join((text or "").split()))
-        readings: list[str] = []
-        # Depth-first over positions; bounded by ``limit`` readings and by the text's length.
-        stack = [(0, "")]
-        while stack and len(readings) < limit:
-            at, done = stack.pop()
-            if at == len(typed):
-                readings.append(done)
-                continue
-            if typed[at] == BLANK_CHAR:
-                stack.append((at + 1, done + BLANK_CHAR))
-                continue
-            for size in range(min(self._longest_typed, len(typed) - at), 0, -1):
-                ch = self._typed.get(typed[at:at + size])
-                if ch is not None:
-                    stack.append((at + size, done + ch))
+        """Every way the typed ``text`` reads as tiles, as stored strings; at most ``limit`` of them.  Spaces
+        are ignored; case is not (a rack has no assigned blanks).
+
+        The reading rule (docs/rules.md, "Typing words and racks"): the text is read with the set's labels
+        (``QU``, ``NY``, ``L·L``, ``CH``), a bracketed label or alias (``[NY]``) and ``?`` for a blank; an
+        alias (Catalan ``Q``, ``Y``, ``W``, ``K``, ``L.L``; Spanish ``1``, ``2``, ``3``) counts only where the
+        labels cannot read the text: of all readings, only those using the fewest aliases stand.  So
+        ``QUATRES`` is QU A T R E S (Q U A T R E S would read ``Q`` as an alias where the label QU reads), and
+        ``ANYSQUE`` is A NY S QU E.  Two readings that both use labels only (Spanish ``CH``: one tile, or C
+        and H) remain two."""
+        typed = self.fold_typed(_upper("".join((text or "").split())))
+        n = len(typed)
+        # best[at]: (fewest aliases reading typed[at:], its readings (at most ``limit``)); from the end.
+        best: list[tuple[int, list[str]] | None] = [None] * (n + 1)
+        best[n] = (0, [""])
+        for at in range(n - 1, -1, -1):
+            found: tuple[int, list[str]] | None = None
+            pieces = [(1, BLANK_CHAR, 0)] if typed[at] == BLANK_CHAR else []
+            if typed[at] != BLANK_CHAR:
+                for size in range(min(self._longest_typed, n - at), 0, -1):
+                    piece = typed[at:at + size]
+                    ch = self._typed.get(piece)
+                    if ch is not None:
+                        pieces.append((size, ch, 0 if piece in self._labels or piece.startswith("[") else 1))
+            for size, ch, alias in pieces:
+                rest = best[at + size]
+                if rest is None:
+                    continue
+                cost = rest[0] + alias
+                heads = [ch + r for r in rest[1]]
+                if found is None or cost < found[0]:
+                    found = (cost, heads[:limit])
+                elif cost == found[0]:
+                    found = (cost, (found[1] + heads)[:limit])
+            best[at] = found
+        readings = best[0][1] if best[0] is not None else []
         return sorted(set(readings), key=lambda r: (len(r), r))
+
+    def fold_typed(self, text: str) -> str:
+        """The text with the diacritics the set drops (``# fold: all``) taken off the letters no label
+        writes: Spanish É is E, while Ñ, a label, stays."""
+        if self.fold != "all":
+            return text
+        return "".join(c if c.upper() in self._label_chars else _fold_char(c) for c in text)
 
     def read_rack(self, text: str) -> str:
         """The stored string of a typed rack; TileReadingError ``no_tile`` when it cannot be read,
@@ -299,7 +332,11 @@ class TileSet:
             raise TileReadingError("no_tile", text=(text or "").strip(), tileset=self.name)
         if len(readings) > 1:
             shown = " / ".join(" ".join(self.labels(r)) for r in readings)
-            raise TileReadingError("ambiguous_rack", text=(text or "").strip(), readings=shown)
+            # The hint names a tile of several letters of this reading, in this set (Catalan [NY], Spanish [CH]).
+            several = [label for r in readings for label in self.labels(r) if len(label) > 1]
+            several += [letter.shown for letter in self.letters if len(letter.shown) > 1]
+            example = f"[{several[0]}]" if several else "[?]"
+            raise TileReadingError("ambiguous_rack", text=(text or "").strip(), readings=shown, example=example)
         return readings[0]
 
     # -- reading written words ---------------------------------------------------------------------------
@@ -309,9 +346,7 @@ class TileSet:
         first (the greedy reading first).  A label in uppercase is a tile, in lowercase a blank standing for
         it; a bracketed label or alias (``[CH]``, ``[ch]``) is one tile; a storage character beyond A-Z
         (``Θ``, a word read back from the database) is its tile.  Empty when the word cannot be read."""
-        text = unicodedata.normalize("NFC", (word or "").strip())
-        if self.fold == "all":
-            text = "".join(c if c.upper() in self._label_chars else _fold_char(c) for c in text)
+        text = self.fold_typed(unicodedata.normalize("NFC", (word or "").strip()))
         out: list[str] = []
         stack = [(0, "")]
         while stack and len(out) < limit:
@@ -331,9 +366,9 @@ class TileSet:
                 stack.append((at + 1, done + text[at]))
                 continue
             # Push the shortest first so the longest (the greedy reading) is popped first.
-            for size in range(1, min(self._longest_label, len(text) - at) + 1):
+            for size in range(1, min(self._longest_written, len(text) - at) + 1):
                 piece = text[at:at + size]
-                ch = self._labels.get(piece.upper())
+                ch = self._written.get(piece.upper())
                 if ch is None:
                     # A blank standing for a letter with no tile, when the set's blank line allows it
                     # (Romanian: k, q, w, y), written in lowercase like any blank.

@@ -133,6 +133,8 @@ TEXTS = {
     ("unknown_lexicon", "unnamed"): _("the lexicon must be named"),
     ("unknown_lexicon", "unknown"): _("unknown lexicon %(lexicon)r"),
     "unknown_tileset": _("unknown tile set %(tileset)r"),
+    "tileset_mismatch": _("%(share)s of the words of %(lexicon)s (%(unwritable)s of %(words)s, e.g. %(example)s) cannot be written "
+                          "with the %(tileset)s tiles; at most %(allowed)s may be: choose the tile set the list was made for (%(own)s)"),
     "bad_rules": _("These rules cannot be used: %(detail)s"),
     "bad_coordinates": _("coordinates must be one of %(choices)s"),
     "bad_round_seconds": _("a round lasts 1 to %(max)s seconds"),

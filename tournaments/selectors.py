@@ -277,6 +277,13 @@ def round_detail(*, round: Round, player: Player | None = None, arbitrator: bool
         "master": brief(round.master) if closed else None,
         "results": None,
     }
+    # The same in the tiles' labels (Catalan L·L is stored as W, Spanish CH as Θ): what a client shows.
+    tiles = round.game.tournament.tiles
+    body["rack_labels"] = tiles.labels(round.rack)
+    body["board_labels"] = [tiles.labels(row) for row in round.board]
+    for play in ([*(body["tops"] or []), body["master"]] if closed else []):
+        if play is not None:
+            play["word_labels"] = tiles.show(play["word"])
     if closed:
         # Plain rows (a festival's round has a thousand): what _result_row reads, nothing more.
         rows = (Result.objects.filter(round=round).order_by("player_id")

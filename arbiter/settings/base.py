@@ -172,6 +172,9 @@ ARBITER_PREPARE_SECONDS = 10
 # (arbiter/backups.py); the newest BACKUPS_KEPT copies are kept.
 ARBITER_BACKUPS_KEPT = env.get_int("BACKUPS_KEPT", 20, minimum=1)
 
+# A tournament's word list and tile set must fit: refused when more than this share (per mille) of the list's
+# words cannot be written with the set's tiles (TWL06 with the Spanish set: its words with K or W).
+LEXICON_UNWRITABLE_PER_MILLE = 10
 LEXICON_CACHE_DIR = Path(env.get_str("LEXICON_CACHE_DIR", str(DATA_DIR / "lexicons")))
 
 STATIC_URL = "static/"

@@ -97,10 +97,11 @@ def test_a_rack_read_two_ways_is_refused_with_both_readings():
     assert "CH A E I O U" in caught.value.message and "C H A E I O U" in caught.value.message
     # Bracketed, it is one reading.
     assert es.labels(es.read_rack("[CH]AEIOU")) == ["CH", "A", "E", "I", "O", "U"]
+    # A one-key alias counts only where no label reads (docs/rules.md "Typing words and racks"): Catalan QU
+    # is the QU tile, not the alias Q and a U.
     ca = load_tileset("catalan")
-    with pytest.raises(TileReadingError) as caught:
-        ca.read_rack("QUAEI")
-    assert "QU A E I" in caught.value.message and "QU U A E I" in caught.value.message
+    assert ca.labels(ca.read_rack("QUAEI")) == ["QU", "A", "E", "I"]
+    assert ca.labels(ca.read_rack("QAEI")) == ["QU", "A", "E", "I"]
 
 
 def test_a_rack_with_a_letter_the_set_lacks_is_refused():
@@ -166,3 +167,19 @@ def test_dutch_and_german_values_from_wolges():
     assert [(de.full_bag().count(ch), de.value(ch)) for ch in "ENΔΘΛY"] == [
         (15, 1), (9, 1), (1, 6), (1, 8), (1, 6), (1, 10)]
     assert de.labels("ΔΘΛ") == ["Ä", "Ö", "Ü"]
+
+
+def test_a_play_that_disagrees_with_the_board_is_refused_in_labels(tmp_path):
+    from engine.board import Board
+    from engine.checking import PlayError, check_play
+    from engine.lexicon import import_lexicon
+    from engine.rules import variant_rules
+
+    es = load_tileset("spanish")
+    rows = ["." * 15] * 7 + ["...SEΞAS......."] + ["." * 15] * 7  # SERRAS on row H from column 4
+    lexicon = import_lexicon("ESPRUEBA", ["SERRAS", "SERAÑO"], es, cache_dir=tmp_path).lexicon
+    with pytest.raises(PlayError) as caught:
+        check_play(Board.from_rows(rows), "AEIOUΔS", es.spell("SERAÑO"), 7, 3, True, lexicon, es,
+                   variant_rules("duplicate"))
+    assert caught.value.reason == "does_not_fit"
+    assert str(caught.value) == "SERAÑO: the board has RR where R is written", str(caught.value)

@@ -212,6 +212,12 @@ schema = schemathesis.openapi.from_dict(served_schema(), config=schemathesis.Con
          "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED + ["400"]}}},
         {"include-path": "/api/games/{game_id}/rounds/{number}/slips/{slip_id}/correct",
          "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED + ["400"]}}},
+        # A tournament's tile set must write its word list's words, which no schema can say: TWL06 with the
+        # Italian set is refused 400 tileset_mismatch, stating the share of words it cannot write.
+        {"include-path": "/api/tournaments", "include-method": "POST",
+         "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED + ["400"]}}},
+        {"include-path": "/api/tournaments/{tournament_id}", "include-method": "PATCH",
+         "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED + ["400"]}}},
     ],
 }))
 

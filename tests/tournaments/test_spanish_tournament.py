@@ -197,7 +197,8 @@ def test_the_console_reads_a_rack_typed_with_the_aliases(client, arbitrator, mak
     from django.urls import reverse
 
     client.force_login(arbitrator)
-    game = make_game(tileset="spanish", created_by=arbitrator)
+    _import(SPANISH_WORDS, "ESMUESTRA")  # a Spanish list: TWL06 is refused with the Spanish set
+    game = make_game(tileset="spanish", lexicon="ESMUESTRA", created_by=arbitrator)
     answer = client.post(reverse("console-draw", args=[game.pk]), {"rack": "[CH][LL][RR]AEIO"}, follow=True)
     assert answer.status_code == 200
     round = Round.objects.get(game=game, number=1)
@@ -216,7 +217,8 @@ def test_the_console_refuses_a_rack_that_reads_two_ways_showing_both(client, arb
 
     client.force_login(arbitrator)
     client.cookies["django_language"] = language
-    game = make_game(tileset="spanish", created_by=arbitrator)
+    _import(SPANISH_WORDS, "ESMUESTRA")  # a Spanish list: TWL06 is refused with the Spanish set
+    game = make_game(tileset="spanish", lexicon="ESMUESTRA", created_by=arbitrator)
     answer = client.post(reverse("console-draw", args=[game.pk]), {"rack": "CHAEIOU"}, follow=True)
     assert not Round.objects.filter(game=game).exists()
     shown = " ".join(_console_messages(answer)).replace("\u00a0", " ")
@@ -226,8 +228,13 @@ def test_the_console_refuses_a_rack_that_reads_two_ways_showing_both(client, arb
 
 @pytest.mark.parametrize("tileset", ["spanish", "catalan", "romanian", "dutch", "german", "italian"])
 def test_a_tournament_in_every_shipped_set_draws_and_its_console_shows_labels(arbitrator_client, client, arbitrator,
-                                                                               tileset, isolated_cache):
-    t = expect(arbitrator_client.post("/api/tournaments", {"name": "Club", "tileset": tileset}, format="json"), 201)
+                                                                               tileset, isolated_cache, tmp_path):
+    # A list imported with the set (a set is refused with a list it cannot write: TWL06 has K and W words).
+    (tmp_path / "words.txt").write_text("CASA\nNADA\nTRES\nORO\nSEDE\n", encoding="utf-8")
+    call_command("importlexicon", str(tmp_path / "words.txt"), "--name", f"CLUB{tileset.upper()[:6]}", "--tileset",
+                 tileset, stdout=None)
+    t = expect(arbitrator_client.post("/api/tournaments", {"name": "Club", "tileset": tileset,
+                                                           "lexicon": f"CLUB{tileset.upper()[:6]}"}, format="json"), 201)
     assert t["tileset"] == tileset
     g = expect(arbitrator_client.post(f"/api/tournaments/{t['id']}/games", {"seed": 2}, format="json"), 201)
     drawn = expect(arbitrator_client.post(f"/api/games/{g['id']}/rounds", {}, format="json"), 201)

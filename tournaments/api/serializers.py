@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 
 from django.core.validators import ProhibitNullCharactersValidator
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
@@ -50,10 +51,16 @@ _RACK = re.compile(r"[A-Z?]+")
 # judging's spellings), refusing with a code what it cannot read.
 _LABEL_MARKS = "".join(sorted(
     {ch for name in TILESETS for letter in load_tileset(name).labels("".join(set(load_tileset(name).full_bag())))
-     for ch in letter if not "A" <= ch <= "Z" and ch != "?"}))  # Ä Ç Ñ Ö Ü · : letters of labels beyond A-Z
+     for ch in letter if not "A" <= ch <= "Z" and ch != "?"}
+    # and what the sets' aliases write beyond A-Z and digits (Catalan L.L and ĿL: L·L without the middle dot)
+    | {ch for name in TILESETS for letter in load_tileset(name).letters for alias in letter.aliases
+       for ch in alias.upper() if not ("A" <= ch <= "Z" or "0" <= ch <= "9")}))
 _MARKS_ANY_CASE = _LABEL_MARKS + _LABEL_MARKS.lower().replace("·", "")
 _SET_WORD = re.compile(rf"(?=.*[{_MARKS_ANY_CASE}\[])[A-Za-z{_MARKS_ANY_CASE}\[\]]+")
+# Any letters (accented ones folded or refused by the tile set), with the sets' marks and brackets.
+_SET_WORD_ANY = re.compile(rf"(?:[^\W\d_]|[{_MARKS_ANY_CASE}\[\]])+")
 _SET_RACK = re.compile(rf"(?=.*[0-9{_LABEL_MARKS}\[])[A-Z?0-9{_LABEL_MARKS}\[\]]+")
+_SET_RACK_ANY = re.compile(rf"(?:[^\W\d_a-z]|[?0-9{_LABEL_MARKS}\[\]])+")
 
 # Patterns the schema shows for the game's notation (the fields' checks and the engine's notation module
 # read the input; a pattern says what they accept). A slip's word: letters only, a lowercase letter a
@@ -339,9 +346,16 @@ class ErrorSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
 
 
+def _accented(text: str) -> bool:
+    """Whether the text holds a letter beyond A-Z (É, Ñ, Ŀ...): the tournament's tile set reads it (folding the
+    diacritics its tiles do not have, docs/rules.md "Typing words and racks") or refuses it with a code."""
+    return any(ch.isalpha() and not ("A" <= ch <= "Z" or "a" <= ch <= "z") for ch in text)
+
+
 def check_word(value: str) -> str:
-    word = value.strip()
-    if _SET_WORD.fullmatch(word) and not _WORD.fullmatch(word) and len(word) <= WORD_MAX * 4:
+    word = unicodedata.normalize("NFC", value.strip())  # a decomposed Ñ (N + U+0303) is the letter Ñ
+    if len(word) <= WORD_MAX * 4 and (_SET_WORD.fullmatch(word) and not _WORD.fullmatch(word)
+                                      or _accented(word) and _SET_WORD_ANY.fullmatch(word)):
         return word  # labels of a set's tiles of several letters, or letters beyond A-Z: the set reads them
     if len(word) > WORD_MAX:
         raise serializers.ValidationError(f"A word has at most {WORD_MAX} letters.")
@@ -458,13 +472,16 @@ class RoundDrawSerializer(serializers.Serializer):
     def validate_rack(self, value):
         if value is None:
             return None
-        rack = "".join(value.split())
+        rack = unicodedata.normalize("NFC", "".join(value.split()))  # a decomposed Ñ is the letter Ñ
         if not rack:
             return None
-        if _SET_RACK.fullmatch(rack) and not _RACK.fullmatch(rack) and len(rack) <= TYPED_RACK_MAX:
-            return rack  # a set's labels and keyboard aliases ([CH], 1, Ñ): the tournament's tile set reads them
+        if len(rack) <= TYPED_RACK_MAX and (_SET_RACK.fullmatch(rack) and not _RACK.fullmatch(rack)
+                                            or _accented(rack) and _SET_RACK_ANY.fullmatch(rack)):
+            return rack  # a set's labels and keyboard aliases ([CH], 1, Ñ, L.L, É): the tournament's tile set reads them
         if not _RACK.fullmatch(rack):
-            raise serializers.ValidationError("A rack is uppercase letters and '?' for a blank.")
+            raise serializers.ValidationError(
+                "A rack is written with the tile set's letters, as on the tiles (CH, Ñ, L·L or L.L), or its "
+                "keyboard aliases, and '?' for a blank.")
         if len(rack) > RACK_MAX:
             raise serializers.ValidationError(f"Ensure this field has no more than {RACK_MAX} characters.")
         return rack
@@ -580,6 +597,16 @@ class TokenSerializer(BodySerializer):
 
 
 class TournamentSerializer(serializers.Serializer):
+    tiles = serializers.SerializerMethodField(
+        help_text="The tile set's label table: each tile's storage character (tile, as racks, boards and words "
+                  "hold it), its label (what players read and type), count and value; '?' the blanks.")
+
+    def get_tiles(self, tournament) -> list[dict]:
+        tiles = tournament.tiles
+        table = [{"tile": letter.letter, "label": letter.shown, "count": letter.count, "value": letter.value}
+                 for letter in tiles.letters]
+        return [*table, {"tile": "?", "label": "?", "count": tiles.blanks, "value": tiles.blank_value}]
+
     id = serializers.IntegerField()
     name = serializers.CharField()
     lexicon = serializers.CharField()
@@ -629,6 +656,8 @@ class RegisteredPlayerSerializer(serializers.Serializer):
 class RoundDrawnSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     rack = serializers.CharField()
+    rack_labels = serializers.SerializerMethodField(help_text="The rack's tiles by their labels (L·L, CH, ? a "
+                                                    "blank): rack holds one storage character a tile.")
     kept = serializers.CharField()
     drawn = serializers.CharField()
     rejected = serializers.ListField(child=serializers.CharField())
@@ -637,6 +666,9 @@ class RoundDrawnSerializer(serializers.Serializer):
     replaced = serializers.CharField(
         help_text="Explosive: the letter that took the new blank's place (a typed rack: take it out of the bag "
                   "and put the blank back); empty when the blank stayed, and in any other game.")
+
+    def get_rack_labels(self, round) -> list[str]:
+        return round.game.tournament.tiles.labels(round.rack)
 
 
 class RoundStartedSerializer(serializers.Serializer):
@@ -789,6 +821,8 @@ class PlayPlainSerializer(serializers.Serializer):
     word = serializers.CharField()
     ref = serializers.CharField()
     score = serializers.IntegerField()
+    word_labels = serializers.CharField(required=False, help_text="The word in the tiles' labels (COL·LEGI, "
+                                        "COCHE; a blank's label in lowercase), where word holds storage characters.")
 
 
 class ResultRowSerializer(BodySerializer):
@@ -839,6 +873,11 @@ class RoundDetailSerializer(BodySerializer):
     number = serializers.IntegerField()
     status = serializers.CharField()
     rack = serializers.CharField()
+    rack_labels = serializers.ListField(child=serializers.CharField(), required=False,
+                                        help_text="The rack's tiles by their labels (L·L, CH, ? a blank).")
+    board_labels = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), required=False,
+                                         help_text="The board's rows, each square's label ('.' empty, lowercase "
+                                                   "a blank).")
     kept = serializers.CharField(allow_blank=True)
     drawn = serializers.CharField(allow_blank=True)
     rejected = serializers.ListField(child=serializers.CharField())

@@ -18,6 +18,7 @@ from django.utils import timezone
 from engine.board import Board
 from engine.drawing import RackError, check_typed_rack, draw_rack, format_rack
 from engine.master import choose_master
+from engine.refusals import refusal_message
 from engine.search import find_tops
 from engine.tiles import TileReadingError
 from tournaments.errors import Conflict, ServiceError, input_refused
@@ -104,7 +105,7 @@ def round_draw(*, game: Game, rack: str | None = None, actor=None, after_rejecti
                 draw = typed_draw(game, setting, bag, game.kept, rack, number, after_rejection=after_rejection)
         except RackError as error:
             if error.code != "game_over":
-                raise rack_refused(error) from None
+                raise rack_refused(error, setting.tileset) from None
             end_game(game, "no_valid_rack", actor)
             over = True
         if not over:
@@ -212,13 +213,32 @@ def read_typed_rack(typed: str, tileset) -> str:
         raise input_refused(error, "rack") from None
 
 
-def rack_refused(error) -> ServiceError:
+def rack_refused(error, tileset=None) -> ServiceError:
     """A typed rack the game cannot take. Letters that are not tiles are bad input (400 ``bad_letters``);
     a well-formed rack that the bag, the kept letters or the vowel/consonant rule of this round refuses
     (``not_in_bag``, ``wrong_size``, ``missing_kept``, ``too_few_vowels``...) conflicts with the state of
     the game (409): the same letters are fine in another game or at another point of this one."""
     error_class = ServiceError if error.code == "bad_letters" else Conflict
+    if tileset is not None and not tileset.plain:
+        # The rack and its letters by the tiles' labels (Spanish RR, not its storage character).
+        params = {key: (_tiles_shown(value, tileset) if key in _TILE_PARAMS else value)
+                  for key, value in error.params.items()}
+        message = refusal_message(error.code, params)
+        return error_class(error.code, message, fields={"rack": [message]}, params=params)
     return input_refused(error, "rack", error_class)
+
+
+# The params of a rack's refusal that hold tiles as stored strings (engine/refusals.py).
+_TILE_PARAMS = ("rack", "kept", "letters")
+
+
+def _tiles_shown(value, tileset):
+    """Stored tiles as typed back (a tile of several letters in brackets: ``[CH][CH]AEIOU``)."""
+    if isinstance(value, str):
+        return tileset.typed(value)
+    if isinstance(value, (list, tuple)):
+        return [tileset.typed(v) if isinstance(v, str) else v for v in value]
+    return value
 
 
 def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
@@ -241,7 +261,7 @@ def rack_reject(*, game: Game, rack: str, actor=None) -> list[str]:
             draw = check_typed_rack(list(game.bag), game.kept, rack, number, setting.tileset, setting.rules)
         except RackError as error:
             if error.code not in ("too_few_vowels", "too_few_consonants"):
-                raise rack_refused(error) from None
+                raise rack_refused(error, setting.tileset) from None
             letters = "".join(rack.split()).upper()
             kept = sorted_letters(game.kept)
             new = sorted_letters((Counter(letters) - Counter(game.kept)).elements())

@@ -236,7 +236,7 @@ def round_fix_rack(*, round: Round, rack: str, reason: str, actor=None, now: dat
             # As a typed draw: an explosive game's blank becomes the letter of the fixed rack's top.
             draw = typed_draw(game, setting, bag, current.kept, rack, current.number)
         except RackError as error:
-            raise rack_refused(error) from None
+            raise rack_refused(error, setting.tileset) from None
         if (draw.rack, draw.replaced) == (current.rack, current.replaced):
             raise Conflict("same_rack", fields={"rack": ["unchanged"]},
                            params={"rack": draw.rack})

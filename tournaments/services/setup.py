@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -68,6 +70,42 @@ def tournament_create(  # noqa: PLR0913  (keyword-only: the settings of the tour
         **checked, created_by=created_by if getattr(created_by, "is_authenticated", False) else None)
 
 
+def _check_list_fits_set(name: str, words, tileset: str) -> None:
+    """Refuse (400 ``tileset_mismatch``, stating the share) a word list of which more than
+    ``LEXICON_UNWRITABLE_PER_MILLE`` per mille of the words cannot be written with the tile set: a Spanish
+    tournament on TWL06 (its words with K or W), an English one on a Catalan list (L·L, NY, Ç)."""
+    if name in BUILTIN_LEXICONS:
+        own = "english"  # TWL06 and SOWPODS are English lists
+    else:
+        row = Lexicon.objects.filter(name=name).only("tileset").first()
+        own = row.tileset if row is not None else tileset
+    if own == tileset:
+        return
+    unwritable, total, example = _unwritable(name, words.sha256, own, tileset)
+    allowed = getattr(settings, "LEXICON_UNWRITABLE_PER_MILLE", 10)
+    if total and unwritable * 1000 > allowed * total:
+        raise ServiceError("tileset_mismatch", fields={"tileset": ["does not fit the lexicon"]}, params={
+            "lexicon": name, "tileset": tileset, "own": own, "unwritable": unwritable, "words": total,
+            "share": f"{100 * unwritable / total:.1f}%", "allowed": f"{allowed / 10:g}%", "example": example})
+
+
+@functools.lru_cache(maxsize=32)
+def _unwritable(name: str, sha256: str, own: str, tileset: str) -> tuple[int, int, str]:
+    """(words of the list that the set ``tileset`` cannot write, words, the first of them as labels): each
+    word read in its own set's labels, then spelled with the other set."""
+    from engine.tiles import load_tileset
+
+    source, target = load_tileset(own), load_tileset(tileset)
+    unwritable, total, example = 0, 0, ""
+    for stored in get_lexicon(name).words():
+        total += 1
+        written = source.show(stored)
+        if target.spell(written) is None:
+            unwritable += 1
+            example = example or written
+    return unwritable, total, example
+
+
 def tournament_settings(
     *,
     name: str,
@@ -124,8 +162,9 @@ def tournament_settings(
                            params={"lexicon": lexicon, "why": "unknown"}) from None
     if lexicon in BUILTIN_LEXICONS:
         Lexicon.objects.get_or_create(
-            name=lexicon, defaults={"sha256": words.sha256, "word_count": len(words), "tileset": tileset}
+            name=lexicon, defaults={"sha256": words.sha256, "word_count": len(words), "tileset": "english"}
         )
+    _check_list_fits_set(lexicon, words, tileset)
     return {"name": name, "lexicon": lexicon, "lexicon_sha256": words.sha256, "tileset": tileset,
             "ruleset": ruleset, "rule_overrides": dict(overrides), "round_seconds": round_seconds,
             "coordinates": coordinates, "language": language, "variant": variant, "timing": timing}
