@@ -176,3 +176,19 @@ def head_text(game_id: int, seq: int, digest: str) -> str:
 def heads_in(text: str) -> list[tuple[int, int, str]]:
     """Every printed head (game, seq, hash) found in ``text``, in order."""
     return [(int(game), int(seq), digest) for game, seq, digest in HEAD_PATTERN.findall(text)]
+
+
+# A file whose format has no room for the head (the standings CSV, the federation's results file: read by other
+# software, line by line) carries it in its name instead, as ``chain-GAME-SEQ-HASH`` (the whole hash: a file
+# name holds it, and a prefix would vouch for less). A browser's " (1)" after a second download keeps it whole.
+NAME_HEAD_PATTERN = re.compile(r"chain-(\d{1,12})-(\d{1,12})-([0-9a-f]{64})")
+
+
+def name_head_text(game_id: int, seq: int, digest: str) -> str:
+    """The chain's head as a file's name carries it: ``chain-GAME-SEQ-HASH``."""
+    return f"chain-{game_id}-{seq}-{digest}"
+
+
+def heads_in_name(name: str) -> list[tuple[int, int, str]]:
+    """Every head (game, seq, hash) a file's name carries, in order."""
+    return [(int(game), int(seq), digest) for game, seq, digest in NAME_HEAD_PATTERN.findall(name)]

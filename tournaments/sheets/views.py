@@ -12,7 +12,7 @@ import json
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
@@ -53,10 +53,15 @@ _ERRORS = {
 }
 
 
-def _file_schema(operation_id: str, media_type: str, description: str, *errors: int):
+def _file_schema(operation_id: str, media_type: str, description: str, *errors: int, chained: bool = False):
     responses = {(200, media_type): OpenApiResponse(OpenApiTypes.BINARY, description=description)}
     responses.update({code: _ERRORS[code] for code in (401, 403, 404, *errors)})
-    return extend_schema(operation_id=operation_id, responses=responses, tags=["sheets and exports"])
+    parameters = [OpenApiParameter(
+        "Arbiter-Chain", OpenApiTypes.STR, OpenApiParameter.HEADER, response=[200],
+        description="The game's log chain head when the file was made (chain GAME/SEQ/HASH); the file's name "
+        "carries it too (...-chain-GAME-SEQ-HASH.ext), for manage.py verifylog --held.")] if chained else []
+    return extend_schema(operation_id=operation_id, responses=responses, parameters=parameters,
+                         tags=["sheets and exports"])
 
 
 class FilesFirstNegotiation(BaseContentNegotiation):
@@ -111,6 +116,22 @@ def _file(
     disposition = "attachment" if attachment else "inline"
     response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
     response["Cache-Control"] = "no-store"
+    return response
+
+
+CHAIN_HEADER = "Arbiter-Chain"
+
+
+def _chained_file(content: bytes, content_type: str, stem: str, suffix: str, game: Game) -> HttpResponse:
+    """A file whose format has no room for the log chain's head (the standings CSV, the federation's results
+    file: other software reads every line of them): the head after what it shows goes in its name
+    (``STEM-chain-GAME-SEQ-HASH.SUFFIX``, which ``manage.py verifylog --held`` reads) and in the
+    ``Arbiter-Chain`` header (``chain GAME/SEQ/HASH``), for scripts; the content is unchanged."""
+    from tournaments.logchain import head_text, name_head_text
+
+    head = selectors.log_head(game.pk)
+    response = _file(content, content_type, f"{stem}-{name_head_text(game.pk, *head)}{suffix}", attachment=True)
+    response[CHAIN_HEADER] = head_text(game.pk, *head)
     return response
 
 
@@ -181,23 +202,22 @@ class TournamentStandingsPdfView(TournamentFileView):
 
 
 class StandingsCsvView(ArbitratorFileView):
-    @_file_schema("game_standings_csv", "text/csv", "The standings as CSV (UTF-8)")
+    @_file_schema("game_standings_csv", "text/csv", "The standings as CSV (UTF-8)", chained=True)
     def get(self, request, game_id: int):
         game = _game(game_id)
         born = selectors.birth_dates(game)
         rows = [{**row, "birth_date": born.get(row["player"], "")} for row in selectors.game_standings(game=game)]
         body = standings_csv(rows)
-        return _file(
-            body.encode("utf-8"), "text/csv; charset=utf-8", f"standings-game-{game.pk}.csv", attachment=True
-        )
+        return _chained_file(body.encode("utf-8"), "text/csv; charset=utf-8", f"standings-game-{game.pk}", ".csv",
+                             game)
 
 
 class ResultsFileView(ArbitratorFileView):
-    @_file_schema("game_results_file", "text/plain", "The federation results file (Latin-1)")
+    @_file_schema("game_results_file", "text/plain", "The federation results file (Latin-1)", chained=True)
     def get(self, request, game_id: int):
         game = _game(game_id)
         body = results_file(selectors.game_standings(game=game))
-        return _file(body, "text/plain; charset=iso-8859-1", f"results-game-{game.pk}.txt", attachment=True)
+        return _chained_file(body, "text/plain; charset=iso-8859-1", f"results-game-{game.pk}", ".txt", game)
 
 
 class RecordJsonView(ArbitratorFileView):

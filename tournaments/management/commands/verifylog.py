@@ -6,8 +6,9 @@ A proof held outside the database finds what the database alone cannot: a log cu
 deleted and written again with fresh hashes. ``--record``: a game record written earlier (the JSON export),
 whose every printed chain head the log must still pass through. ``--held``: any one thing a player or a
 centre holds: a slip's receipt (its JSON, sealed: the head at the slip's arrival), a sheet (the PDF, or the
-head printed in its footer typed in), a results file, the public results' feed, or a printed head
-``chain GAME/SEQ/HASH`` itself. Exits with an error when any chain is broken.
+head printed in its footer typed in), a results file, the public results' feed, the standings CSV or the
+federation's results file as downloaded (their name carries the head: ``...-chain-GAME-SEQ-HASH.csv``), or a
+printed head ``chain GAME/SEQ/HASH`` itself. Exits with an error when any chain is broken.
 """
 
 import json
@@ -26,8 +27,9 @@ class Command(BaseCommand):
         parser.add_argument("game_ids", nargs="*", type=int, help="the games to check (default: all, or those "
                             "the held item names)")
         parser.add_argument("--record", help="a game record (JSON export) whose printed chain heads must hold")
-        parser.add_argument("--held", help="a receipt (JSON), sheet (PDF), results file or public feed, or a "
-                            "printed head 'chain GAME/SEQ/HASH', whose chain heads must hold")
+        parser.add_argument("--held", help="a receipt (JSON), sheet (PDF), results file, public feed, a "
+                            "standings CSV or results.txt named ...-chain-GAME-SEQ-HASH, or a printed head "
+                            "'chain GAME/SEQ/HASH', whose chain heads must hold")
 
     def handle(self, *args, game_ids, record, held, **options):
         from tournaments.models import Game
@@ -82,12 +84,12 @@ def held_heads(held: str) -> dict[int, list[dict]]:
     """The chain heads, by game, of what a player or a centre holds: a file (a receipt's JSON, whose seal must
     hold; a record; any other file, a sheet's PDF included, read for the printed heads ``chain GAME/SEQ/HASH``)
     or the printed head itself."""
-    from tournaments.logchain import heads_in
+    from tournaments.logchain import heads_in, heads_in_name
     from tournaments.selectors import record_heads
 
     path = Path(held)
     if not path.is_file():
-        found = heads_in(held)
+        found = heads_in(held) or heads_in_name(path.name)
         if not found:
             raise CommandError(f"{held} is neither a file nor a printed chain head (chain GAME/SEQ/HASH)")
         return _grouped(found)
@@ -107,9 +109,12 @@ def held_heads(held: str) -> dict[int, list[dict]]:
         game = document.get("game", {}).get("id") if isinstance(document.get("game"), dict) else None
         if isinstance(game, int) and record_heads(document):
             return {game: record_heads(document)}
-    found = heads_in(data.decode("latin-1"))  # a PDF's metadata and text, a results file's JSON or CSV
+    # A PDF's metadata and text, a results file's JSON; the standings CSV and the federation's results file
+    # carry the head in their name (...-chain-GAME-SEQ-HASH.csv), their formats having no room for it.
+    found = heads_in(data.decode("latin-1")) + heads_in_name(path.name)
     if not found:
-        raise CommandError(f"{held} prints no chain head (chain GAME/SEQ/HASH)")
+        raise CommandError(f"{held} prints no chain head (chain GAME/SEQ/HASH), nor does its name "
+                           "(...-chain-GAME-SEQ-HASH)")
     return _grouped(found)
 
 
