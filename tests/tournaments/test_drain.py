@@ -1,0 +1,136 @@
+"""The image's web server stops on SIGTERM within 5 s while phones hold their live streams, each told to
+reconnect first (docs/operations.md, "Stopping the web server").
+
+The server is started with the command of docker/Dockerfile itself (its CMD read from the file, so the two
+cannot diverge), on a free loopback port instead of 0.0.0.0:8000, on the test database and a redis-server
+of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from .stack import HOST, ROOT, Process, RedisServer, child_env, free_port, request, wait_for
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql" or not settings.BROKER.redis_url,
+        reason="needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)",
+    ),
+    pytest.mark.skipif(
+        shutil.which("redis-server") is None and not settings.REQUIRE_SERVICES,
+        reason="needs the redis-server program (a private Redis per test stack)",
+    ),
+]
+
+PHONES = 20
+EXIT_SECONDS = 5.0
+
+
+def image_command(port: int) -> list[str]:
+    """The web command of docker/Dockerfile (its CMD), on 127.0.0.1:``port``, run by this Python."""
+    text = (ROOT / "docker" / "Dockerfile").read_text().replace("\\\n", " ")
+    found = re.search(r"^CMD\s+(\[.*\])\s*$", text, re.MULTILINE)
+    assert found, "docker/Dockerfile has no CMD in exec form"
+    argv = json.loads(found.group(1))
+    assert argv[0] == "uvicorn", argv
+    argv = [sys.executable, "-m", *argv]
+    argv[argv.index("--host") + 1] = HOST
+    argv[argv.index("--port") + 1] = str(port)
+    return argv
+
+
+class Stream:
+    """A phone on /games/<id>/events: every byte it was sent, and whether the server ended the stream."""
+
+    def __init__(self, port: int, game_id: int) -> None:
+        self.sock = socket.create_connection((HOST, port), timeout=30)
+        self.sock.sendall(f"GET /games/{game_id}/events HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+                          "Accept: text/event-stream\r\n\r\n".encode())
+        self.received = b""
+        self.ended = threading.Event()
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    break
+                with self.changed:
+                    self.received += chunk
+                    self.changed.notify_all()
+        except OSError:
+            pass
+        finally:
+            self.ended.set()
+            with self.changed:
+                self.changed.notify_all()
+
+    def has(self, marker: bytes, seconds: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: marker in self.received or self.ended.is_set(), seconds) and (
+                marker in self.received)
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        self.thread.join(timeout=5)
+
+
+def test_sigterm_tells_every_stream_to_reconnect_and_the_image_command_exits_within_5_s(
+        tmp_path, make_game, isolated_cache):
+    game = make_game()
+    redis = RedisServer.start(tmp_path / "redis")
+    port = free_port()
+    web = Process("web", image_command(port), child_env(redis.url), tmp_path / "web.log")
+    streams: list[Stream] = []
+    try:
+        def answers():
+            assert web.running, web.log()
+            try:
+                return request(port, "GET", "/healthz", timeout=5).status in (200, 503)
+            except OSError:
+                return False
+
+        assert wait_for(answers, 60, step=0.1), web.log()
+        streams = [Stream(port, game.pk) for _ in range(PHONES)]
+        for stream in streams:
+            assert stream.has(b"event: state", 20), stream.received[:300]
+            assert stream.received.startswith(b"HTTP/1.1 200"), stream.received[:300]
+
+        stopped_at = time.monotonic()
+        web.popen.send_signal(signal.SIGTERM)  # what `docker stop` sends: to the image's process 1 only
+        try:
+            web.popen.wait(timeout=EXIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running {EXIT_SECONDS} s after SIGTERM: {web.log()[-3000:]}")
+        took = time.monotonic() - stopped_at
+        told = [stream for stream in streams if stream.has(b"event: reconnect", 1)]
+        assert len(told) == PHONES, [s.received[-200:] for s in streams if s not in told][:2]
+        assert all(stream.ended.wait(1) for stream in streams)
+        assert web.popen.returncode == 0, (web.popen.returncode, web.log()[-3000:])
+        print(f"exited {took:.2f} s after SIGTERM")
+    finally:
+        for stream in streams:
+            stream.close()
+        web.stop()
+        redis.stop()
