@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -134,3 +135,55 @@ def test_sigterm_tells_every_stream_to_reconnect_and_the_image_command_exits_wit
             stream.close()
         web.stop()
         redis.stop()
+
+
+def test_streams_whose_phones_left_hold_nothing_and_the_server_stops_at_once(tmp_path, make_game, isolated_cache):
+    """Phones gone without a word (their connections reset, as a 1,000-player bench's client leaves them):
+    their streams' tasks end with them, so SIGTERM finds nothing running: no wait, nothing cancelled."""
+    game = make_game()
+    redis = RedisServer.start(tmp_path / "redis")
+    port = free_port()
+    web = Process("web", image_command(port), child_env(redis.url), tmp_path / "web.log")
+    streams: list[Stream] = []
+    try:
+        def answers():
+            assert web.running, web.log()
+            try:
+                return request(port, "GET", "/healthz", timeout=5).status in (200, 503)
+            except OSError:
+                return False
+
+        assert wait_for(answers, 60, step=0.1), web.log()
+        streams = [Stream(port, game.pk) for _ in range(PHONES)]
+        for stream in streams:
+            assert stream.has(b"event: state", 20), stream.received[:300]
+        for stream in streams:  # reset, not a polite close: a phone out of the hall's Wi-Fi
+            stream.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            stream.close()
+        streams = []
+        # The server's processes hold no connection to a phone any more (the kernel's view of its sockets).
+        assert wait_for(lambda: not established(port), 10, step=0.05), established(port)
+
+        web.popen.send_signal(signal.SIGTERM)
+        try:
+            web.popen.wait(timeout=EXIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running {EXIT_SECONDS} s after SIGTERM: {web.log()[-3000:]}")
+        log = web.log(tail=100_000)
+        assert "Waiting for background tasks" not in log and "Cancel " not in log, log[-3000:]
+    finally:
+        for stream in streams:
+            stream.close()
+        web.stop()
+        redis.stop()
+
+
+def established(port: int) -> list[str]:
+    """The established TCP connections on the server's side of ``port`` (from /proc/net/tcp)."""
+    found = []
+    for line in (Path("/proc/net/tcp").read_text().splitlines()[1:]):
+        fields = line.split()
+        local, state = fields[1], fields[3]
+        if state == "01" and int(local.split(":")[1], 16) == port:
+            found.append(line)
+    return found
