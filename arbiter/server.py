@@ -48,7 +48,8 @@ def head_seconds() -> float:
 
 
 class HeadDeadline:
-    """Mixed into a uvicorn HTTP protocol: a request's headers arrive in time, or the connection closes."""
+    """Mixed into a uvicorn HTTP protocol: a request's headers arrive in time, or the connection closes; and
+    when the server stops, the application's long answers hear it (``shutdown``)."""
 
     _head_timer = None
 
