@@ -8,6 +8,7 @@ of its own.
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import shutil
@@ -187,3 +188,61 @@ def established(port: int) -> list[str]:
         if state == "01" and int(local.split(":")[1], 16) == port:
             found.append(line)
     return found
+
+
+def test_a_slip_on_its_way_when_sigterm_comes_is_accepted_before_the_process_exits(
+        tmp_path, make_game, make_player, isolated_cache):
+    """Running requests finish: a slip whose body is still arriving when SIGTERM comes is answered 201 and
+    kept, then the process exits."""
+    from tournaments import services
+    from tournaments.models import Slip
+
+    game = make_game(round_seconds=120)
+    player, token = make_player(game, "Player 1", table=1)
+    rnd = services.round_start(round=services.round_draw(game=game, rack="ACEILMN"))
+    redis = RedisServer.start(tmp_path / "redis")
+    port = free_port()
+    web = Process("web", image_command(port), child_env(redis.url), tmp_path / "web.log")
+    sock = None
+    try:
+        def answers():
+            assert web.running, web.log()
+            try:
+                return request(port, "GET", "/healthz", timeout=5).status in (200, 503)
+            except OSError:
+                return False
+
+        assert wait_for(answers, 60, step=0.1), web.log()
+        body = json.dumps({"word": "MELANIC", "ref": "H4", "score": 78, "key": "on-its-way"}).encode()
+        sock = socket.create_connection((HOST, port), timeout=20)
+        sock.sendall((f"POST /api/games/{game.pk}/rounds/{rnd.number}/slips HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+                      f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
+                      f"Content-Length: {len(body)}\r\n\r\n").encode() + body[:10])
+        # The server has read the headers (its side of the connection holds nothing unread): the request is
+        # running, its body awaited, when SIGTERM comes.
+        client_port = sock.getsockname()[1]
+        assert wait_for(lambda: unread(port, client_port) == 0, 10), unread(port, client_port)
+        web.popen.send_signal(signal.SIGTERM)
+        assert wait_for(lambda: "Shutting down" in web.log(tail=100_000), 5), web.log()[-2000:]
+        sock.sendall(body[10:])
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        answer = json.loads(response.read())
+        assert response.status == 201, (response.status, answer)
+        web.popen.wait(timeout=EXIT_SECONDS)
+        assert [(s.pk, s.key) for s in Slip.objects.filter(round=rnd, player=player)] == [(answer["id"], "on-its-way")]
+    finally:
+        if sock is not None:
+            sock.close()
+        web.stop()
+        redis.stop()
+
+
+def unread(port: int, client_port: int) -> int | None:
+    """The bytes the server has not read yet on its side of the connection from ``client_port``."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = fields[1], fields[2]
+        if int(local.split(":")[1], 16) == port and int(remote.split(":")[1], 16) == client_port:
+            return int(fields[4].split(":")[1], 16)
+    return None
