@@ -11,6 +11,10 @@ connections are closed by uvicorn's ``--timeout-keep-alive``.
 
 No limit is set per address: a hall of a thousand phones often comes through one venue address.
 
+When the server stops (SIGTERM), the protocol also tells the application's long answers, the live streams,
+to end (arbiter/stopping.py): each tells its page to reconnect, and the process exits at once instead of
+waiting for phones that never hang up (docs/operations.md, "Stopping the web server").
+
 uvicorn takes it with ``--http arbiter.server:GuardedHTTPProtocol`` (``make run`` and the image do).
 """
 
@@ -22,6 +26,7 @@ import time
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from arbiter import stopping
 from arbiter.arrival import LAST_BYTE_KEY
 
 try:
@@ -43,7 +48,8 @@ def head_seconds() -> float:
 
 
 class HeadDeadline:
-    """Mixed into a uvicorn HTTP protocol: a request's headers arrive in time, or the connection closes."""
+    """Mixed into a uvicorn HTTP protocol: a request's headers arrive in time, or the connection closes; and
+    when the server stops, the application's long answers hear it (``shutdown``)."""
 
     _head_timer = None
 
@@ -62,6 +68,13 @@ class HeadDeadline:
     def connection_lost(self, exc) -> None:
         self._disarm()
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """The server stops (SIGTERM): uvicorn asks each open connection to close after its answer. The
+        first time, the process's long answers are told too (arbiter/stopping.py): the live streams tell
+        their page to reconnect and end, instead of holding the process until it is killed."""
+        stopping.begin(self.loop)
+        super().shutdown()
 
     def _arm(self) -> None:
         self._disarm()

@@ -4,7 +4,8 @@
 // The page holds one server-sent events stream (/games/<id>/events). A phone on venue Wi-Fi then sends
 // nothing while it waits: no request per second per phone filling the air, and the server pushes the
 // change the moment it happens. When the stream cannot be held (old browser, a proxy that buffers),
-// the page falls back to polling /games/<id>/live, which answers the same JSON.
+// the page falls back to polling /games/<id>/live, which answers the same JSON. A server that stops says
+// `reconnect` last on the stream: the page opens it again at once.
 //
 // A frozen or sleeping server keeps the stream open and sends nothing: with `silentSeconds`, a page that has
 // heard nothing (no state, no beat of the stream, no answer to a poll) for that long is told
@@ -158,6 +159,27 @@ export function subscribe(gameId, onChange, { clock = serverClock, base = "", on
       deliver(info, performance.now());
     });
     source.addEventListener("beat", heard);
+    // The server is stopping (a restart, a host taken out of the proxy): open the stream again at once, on
+    // whichever host answers, a random moment within the delay it gives so a hall does not come back at once.
+    source.addEventListener("reconnect", (ev) => {
+      let within = 1000;
+      try {
+        within = JSON.parse(ev.data).within_ms ?? within;
+      } catch {
+        // the default delay
+      }
+      heard();
+      if (source) source.close();
+      source = null;
+      failures = 0;
+      status("reconnecting");
+      setTimeout(() => {
+        if (!stopped && !source) {
+          clearTimeout(pollTimer);
+          openStream();
+        }
+      }, Math.random() * within);
+    });
     source.onerror = () => {
       failures += 1;
       status("reconnecting");

@@ -87,6 +87,7 @@ class Host:
     forwarder: Forwarder
     web: WebServer
     worker: Worker
+    env: dict  # the environment its processes run with (a web server started again gets the same)
 
     def kill(self) -> None:
         """Every process of the host, SIGKILL, as a machine gone would leave them."""
@@ -161,11 +162,12 @@ def two_hosts(django_db_setup, tmp_path: Path):
             processes.append(web)
             worker = Worker(folder, env, name=f"worker{n}", netns=namespace.name)
             processes.append(worker)
-            hosts[f"host{n}"] = Host(f"host{n}", namespace, forwarder, web, worker)
+            hosts[f"host{n}"] = Host(f"host{n}", namespace, forwarder, web, worker, env)
         proxy = Proxy(folder, [host.web.address for host in hosts.values()])
         processes.append(proxy)
         yield proxy, hosts
     finally:
+        processes += [host.web for host in hosts.values() if host.web not in processes]  # started again
         for process in processes:
             process.stop()
             print(f"---- {process.name} ({process.log_path})\n{process.log(3000)}")
@@ -336,3 +338,191 @@ def test_two_hosts_behind_haproxy_any_host_serves_and_a_host_killed_mid_round_lo
         assert [(s.pk, s.key) for s in held] == [(answers[seat].json()["id"], keys[seat])], held
         assert judged[player.pk].slip_id == held[0].pk, judged[player.pk]
     assert set(judged) == {player.pk for player, _ in hall.players}
+
+
+# ---- a host restarted mid-round (SIGTERM, as a deploy or `docker compose restart` sends) ------------------
+
+RESTART_ROUND_SECONDS = 45  # long enough for a host to stop and start again within the round
+BACK_WITHIN = 3.0  # a phone told to reconnect is on a stream again within this
+CLOSED_WITHIN = 2.0  # after the deadline, the round is closed within this (its phones told within TOLD_WITHIN)
+
+
+class Phone:
+    """A phone's page on the live stream through the proxy, as static/js/live.js holds it: told
+    ``reconnect``, it opens its stream again at a random moment within the delay given. Records each
+    stream (the host that served it, when its first state came) and each ``reconnect`` heard."""
+
+    def __init__(self, port: int, game_id: int, streams: int = 4) -> None:
+        import random
+
+        self.port, self.game_id, self.streams = port, game_id, streams
+        self.random = random.Random()
+        self.lock = threading.Condition()
+        self.opened: list[tuple[float, str | None]] = []  # (first state received, host)
+        self.told: list[float] = []  # when a reconnect was heard
+        self.dropped: list[tuple[float, str | None]] = []  # a stream that ended without a reconnect
+        self.states: list[tuple[float, dict]] = []
+        self.error: BaseException | None = None
+        self.conn: http.client.HTTPConnection | None = None
+        self.closed = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import json
+
+        try:
+            for _ in range(self.streams):  # bounded: a phone in this test reconnects a few times at most
+                self.conn = http.client.HTTPConnection(HOST, self.port, timeout=60)
+                self.conn.request("GET", f"/games/{self.game_id}/events",
+                                  headers={"Host": f"{HOST}:{self.port}", "Accept": "text/event-stream"})
+                response = self.conn.getresponse()
+                assert response.status == 200, response.status
+                host = response.getheader("X-Served-By")
+                event, data, first, within = "message", [], True, None
+                while within is None:
+                    line = response.readline()
+                    if not line:  # ended without a word: the page's EventSource would retry in 1 s
+                        with self.lock:
+                            self.dropped.append((time.time(), host))
+                            self.lock.notify_all()
+                        within = 1.0
+                        break
+                    text = line.decode().rstrip("\r\n")
+                    if text.startswith("event:"):
+                        event = text[6:].strip()
+                    elif text.startswith("data:"):
+                        data.append(text[5:].strip())
+                    elif not text and data:
+                        body = json.loads("\n".join(data))
+                        with self.lock:
+                            if event == "state":
+                                if first:
+                                    self.opened.append((time.time(), host))
+                                    first = False
+                                self.states.append((time.time(), body))
+                            elif event == "reconnect":
+                                self.told.append(time.time())
+                                within = body["within_ms"] / 1000
+                            self.lock.notify_all()
+                        event, data = "message", []
+                self.conn.close()
+                time.sleep(self.random.random() * within)
+        except Exception as error:
+            if not self.closed:
+                self.error = error
+        finally:
+            with self.lock:
+                self.lock.notify_all()
+
+    def wait(self, predicate, seconds: float):
+        with self.lock:
+            return self.lock.wait_for(lambda: predicate(self) or not self.thread.is_alive(), seconds) and (
+                predicate(self))
+
+    def close(self) -> None:
+        self.closed = True
+        if self.conn is not None and self.conn.sock is not None:
+            try:
+                self.conn.sock.shutdown(2)
+            except OSError:
+                pass
+        self.thread.join(timeout=5)
+
+
+def restart(host: Host, folder: Path) -> float:
+    """SIGTERM to the host's web server (to its first process, as Docker sends it), then the same server
+    started again on the same address: how long it took to exit."""
+    import signal
+
+    old = host.web
+    stopped_at = time.monotonic()
+    old.popen.send_signal(signal.SIGTERM)
+    old.popen.wait(timeout=10)
+    took = time.monotonic() - stopped_at
+    host.web = WebServer(folder, host.env, name=f"{old.name}-again", port=old.port,
+                         host=old.host, netns=host.namespace.name, workers=2)
+    return took
+
+
+def test_a_host_restarted_mid_round_with_phones_listening_loses_no_slip_and_the_round_closes_on_time(
+        two_hosts, make_game, make_player, arbitrator, isolated_cache, tmp_path):
+    proxy, hosts = two_hosts
+    game = make_game(round_seconds=RESTART_ROUND_SECONDS)
+    seats = [make_player(game, f"Player {n}", table=n) for n in range(1, PHONES + 1)]
+    hall = Hall(proxy, hosts, game.pk, f"Token {issue_api_token(arbitrator)[0]}", seats)
+    host_a = hosts["host1"]
+    phones: list[Phone] = []
+    try:
+        drawn = hall("POST", hall.url("/rounds"), {"rack": RACK}, token=hall.arbitrator)
+        assert drawn.status == 201, drawn
+        number = drawn.json()["number"]
+        started = hall("POST", hall.url(f"/rounds/{number}/start"), {}, token=hall.arbitrator)
+        assert started.status == 200 and started.json()["status"] == "open", started
+        deadline = timestamp(started.json()["deadline"])
+
+        phones = [Phone(proxy.port, game.pk) for _ in range(PHONES)]
+        for phone in phones:
+            assert phone.wait(lambda p: any(s.get("round_status") == "open" for _, s in p.states), TOLD_WITHIN), (
+                phone.error, phone.states[-1:])
+        on_a = [phone for phone in phones if phone.opened[0][1] == "host1"]
+        assert on_a and len(on_a) < PHONES, [phone.opened for phone in phones]
+
+        keys = [uuid.uuid4().hex for _ in range(PHONES)]
+        half = PHONES // 2
+        answers: dict[int, Answer] = {}
+        for seat in range(half):
+            answers[seat] = send(hall, number, seat, keys[seat], PLAY)
+            assert answers[seat].status == 201, answers[seat]
+
+        # Host A restarted while the other half of the hall sends its slips.
+        senders = [threading.Thread(target=lambda s=seat: answers.update({s: send(hall, number, s, keys[s], PLAY)}))
+                   for seat in range(half, PHONES)]
+        for sender in senders:
+            sender.start()
+        exit_seconds = restart(host_a, tmp_path)
+        for sender in senders:
+            sender.join(timeout=30)
+        assert exit_seconds < 5, exit_seconds
+        for seat in range(PHONES):
+            assert answers[seat].status == 201, (seat, answers[seat])
+
+        # Every phone of host A was told to reconnect and is back on a stream within 3 s of it.
+        for phone in on_a:
+            assert phone.wait(lambda p: len(p.told) >= 1 and len(p.opened) >= 2, BACK_WITHIN + 5), (
+                phone.error, phone.told, phone.opened)
+            assert phone.opened[1][0] - phone.told[0] <= BACK_WITHIN, (phone.told, phone.opened)
+        for phone in phones:
+            if phone not in on_a:
+                assert not phone.told, phone.told  # host B's phones heard nothing of it
+
+        # A phone not sure it was heard sends again: the same slip, once.
+        for seat in range(PHONES):
+            again = send(hall, number, seat, keys[seat], PLAY)
+            assert again.status == 200 and again.json()["replayed"] is True, again
+            assert again.json()["id"] == answers[seat].json()["id"]
+
+        # The round closes on time, and every phone is told.
+        assert deadline > time.time(), "the restart took the whole round"
+        late = []
+        for phone in phones:
+            seen = phone.wait(lambda p: any(s.get("round") == number and s.get("round_status") == "closed"
+                                            for _, s in p.states), deadline - time.time() + CLOSED_WITHIN + 5)
+            assert seen, (phone.error, phone.dropped, phone.told, phone.opened, phone.states[-1:])
+            late.append(next(moment for moment, s in phone.states
+                             if s.get("round") == number and s.get("round_status") == "closed") - deadline)
+        rnd = hall.round(number)
+        assert rnd.status == Round.Status.CLOSED
+        closed_late = rnd.closed_at.timestamp() - deadline
+        print(f"restart: exit {exit_seconds:.2f} s; closed {closed_late:.2f} s after the deadline; phones told "
+              f"{min(late):.2f} to {max(late):.2f} s after it")
+        assert closed_late <= CLOSED_WITHIN and max(late) <= TOLD_WITHIN, (closed_late, late)
+        assert not any(phone.dropped for phone in phones), [phone.dropped for phone in phones]
+    finally:
+        for phone in phones:
+            phone.close()
+
+    for seat, (player, _) in enumerate(hall.players):
+        held = list(Slip.objects.filter(round=rnd, player=player))
+        assert [(s.pk, s.key) for s in held] == [(answers[seat].json()["id"], keys[seat])], held
+        assert Result.objects.get(round=rnd, player=player).slip_id == held[0].pk

@@ -9,6 +9,11 @@ each stream polls the version itself.
 Between changes every stream sends a beat (an event the page hears, where a comment would reach no script)
 at least every third of ARBITER_LIVE_SILENT_SECONDS: a page that hears nothing for that long knows the
 server went silent (a frozen or sleeping laptop keeps its connections open and sends nothing).
+
+When the server process stops (SIGTERM, arbiter/stopping.py), every stream sends a last event,
+``reconnect``, and ends: the page opens its stream again at once (on another host behind the proxy, or on
+this one once it is back), within ``within_ms`` of the event, spread so a hall does not come back in the
+same millisecond.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
+from arbiter import stopping
 from tournaments.live.snapshot import (
     closing_connections,
     degraded_snapshot,
@@ -48,6 +54,8 @@ FIRST_SNAPSHOT_SECONDS = 10.0
 SYNC_STREAM_SECONDS = 55.0
 SYNC_POLL_SECONDS = 0.25
 SYNC_HEARTBEAT_SECONDS = 3.0
+# A stopping server's last event tells the page to open its stream again within this (a random share of it).
+RECONNECT_WITHIN_MS = 1000
 
 
 def with_server_time(snapshot_json: str) -> str:
@@ -64,6 +72,11 @@ def sse_event(data: str, event: str = "state") -> str:
 def beat_event() -> str:
     """The stream's heartbeat, with the server's time: the page hears that the server is there."""
     return sse_event(f'{{"server_ms":{int(timezone.now().timestamp() * 1000)}}}', event="beat")
+
+
+def reconnect_event() -> str:
+    """The stream's last event when the server stops: the page opens its stream again, within the delay."""
+    return sse_event(f'{{"within_ms":{RECONNECT_WITHIN_MS}}}', event="reconnect")
 
 
 def heartbeat_seconds() -> float:
@@ -121,6 +134,14 @@ class VersionWatcher:
         self.games: dict[int, _Watched] = {}
         self._task: asyncio.Task | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-watcher")
+        self.stopping = False
+        stopping.on_stop(self._stop)
+
+    def _stop(self) -> None:
+        """The server stops: every stream is woken, says ``reconnect`` and ends."""
+        self.stopping = True
+        for watched in self.games.values():
+            watched.wake()
 
     async def _in_thread(self, function, *args):
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
@@ -202,6 +223,9 @@ class VersionWatcher:
         try:
             yield "retry: 1000\n\n"
             while True:
+                if self.stopping:
+                    yield reconnect_event()
+                    return
                 current = watched.seq if progress else watched.core_seq
                 if watched.payload is not None and current != seen:
                     seen = current
