@@ -89,6 +89,10 @@ def _check(page, selectors: dict, where, faults: list) -> dict:
             if part["overflows"]:
                 found.append(f"{name} {part['content']!r}: its text is wider than its box")
     faults.extend(f"{where}: {fault}" for fault in found)
+    # The boxes measured, one line a screen (shown with pytest -s): left, top, right, bottom in CSS pixels.
+    print(f"{where}: " + "; ".join(
+        f"{name} " + ",".join(f"{part['box'][side]:.0f}" for side in ("left", "top", "right", "bottom"))
+        for name, parts in m["parts"].items() for part in parts[:1] if part))
     return m
 
 
