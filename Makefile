@@ -12,9 +12,11 @@ BIN := $(VENV)/bin
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# pip says what it collects and draws a bar for each download, so the first install is never silent.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
+	@echo "Installing the arbiter's packages into $(VENV) (the first time: about 200 MB to download, 760 MB installed)"
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
 	touch $@
 
 install: $(VENV)/.installed
